@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# rcpuidle: Rust CPU-idle drivers, governor and tests for Linux 7.3.
+#
+#   make              build the x86_64 kernel, boot it, show idle at work
+#   make check        host tests + build/boot/KUnit/kselftests per arch
+#   make check ARCH=x86_64|ppc64le|armv7
+#   make kernel|modules [ARCH=..]   build only
+#   make qemu [ARCH=..]             interactive guest shell
+#   make patches                    git format-patch series against v7.3
+#   make setup                      toolchain and sources (idempotent)
+#
+# The kernel tree, builds and logs live in $(RCPUIDLE_CACHE)
+# (default ~/.cache/rcpuidle).  When kbuild includes this directory for an
+# out-of-tree build (make -C <kernel build> M=$PWD), it reads Kbuild.
+
+ARCHES := x86_64 ppc64le armv7
+ARCH ?=
+S := $(CURDIR)/scripts
+
+.PHONY: all run check host-check kernel modules qemu patches setup clean clippy fmt parity
+
+all: run
+
+setup:
+	@$(S)/setup.sh
+
+run: setup
+	@$(S)/build.sh x86_64
+	@$(S)/mkinitramfs.sh x86_64 $${RCPUIDLE_CACHE:-$$HOME/.cache/rcpuidle}/run-x86_64.cpio
+	@$(S)/boot.sh x86_64 run $${RCPUIDLE_CACHE:-$$HOME/.cache/rcpuidle}/run-x86_64.cpio \
+		$${RCPUIDLE_CACHE:-$$HOME/.cache/rcpuidle}/logs/x86_64-run.log 600 | \
+		sed -n '/^== cpuidle ==/,/^rcpuidle: done/p'
+
+check: setup
+	@$(S)/check-all.sh $(if $(ARCH),$(ARCH),$(ARCHES))
+
+host-check:
+	@$(S)/host-tests.sh
+
+kernel: setup
+	@$(S)/build.sh $(if $(ARCH),$(ARCH),x86_64) $(if $(filter ppc64le,$(ARCH)),vmlinux,$(if $(filter armv7,$(ARCH)),zImage,bzImage))
+
+modules: setup
+	@$(S)/build.sh $(if $(ARCH),$(ARCH),x86_64) modules
+
+qemu: setup
+	@$(S)/build.sh $(if $(ARCH),$(ARCH),x86_64)
+	@$(S)/mkinitramfs.sh $(if $(ARCH),$(ARCH),x86_64) /tmp/rcpuidle-shell.cpio
+	@$(S)/boot.sh $(if $(ARCH),$(ARCH),x86_64) shell /tmp/rcpuidle-shell.cpio /dev/null
+
+clippy: setup
+	@KMAKE_EXTRA=CLIPPY=1 $(S)/build.sh $(if $(ARCH),$(ARCH),x86_64)
+
+patches: setup
+	@$(S)/patches.sh export $(CURDIR)/out/patches
+
+parity:
+	@$(S)/parity.sh
+
+clean:
+	rm -rf out governors/target

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Decision core of the `rteo` cpuidle governor.
+//!
+//! This file is pure: it makes no kernel calls, allocates nothing and takes
+//! no locks.  Everything it needs about the CPU, the driver's states and the
+//! timers comes through the [`Env`] trait, which the kernel glue
+//! (`rteo.rs`) implements over the cpuidle abstractions and the host crate
+//! (`governors/rteo`) implements over plain data.  The same file is compiled
+//! into the kernel (with KUnit tests) and into the host crate (with
+//! `cargo test`), so both test the code the kernel runs.
+//!
+//! The algorithm is the timer events oriented (TEO) one of
+//! `drivers/cpuidle/governors/teo.c`: for every idle state a bin counts
+//! "hits" (the CPU woke up when the next timer said it would) and
+//! "intercepts" (something else woke it up first), both decaying by 1/8 on
+//! every wakeup.  `select()` starts from the deepest enabled state allowed by
+//! the sleep length, moves to a shallower one when intercepts dominate, caps
+//! the choice by the PM QoS latency limit and decides whether to stop the
+//! tick.  Decisions are identical to teo.c for the same inputs; the parity
+//! harness (`make parity`) checks that against the real teo.c.
+//!
+//! Arithmetic follows the C types exactly (`unsigned int` metrics wrap, `s64`
+//! time differences wrap as under `-fno-strict-overflow`) so no input can
+//! make it panic, and there is no 64-bit division (32-bit ARM has no
+//! `__aeabi_uldivmod` in the kernel): only halving by shift-free `/ 2` on
+//! signed values, which compiles to shifts and adds.
+
+/// Maximum number of idle states of a cpuidle driver (`CPUIDLE_STATE_MAX`).
+pub const STATE_MAX: usize = 10;
+/// Nanoseconds per microsecond.
+pub const NSEC_PER_USEC: i64 = 1000;
+/// Target residency below which the sleep length need not be checked
+/// (`RESIDENCY_THRESHOLD_NS` of `governors/gov.h`).
+pub const RESIDENCY_THRESHOLD_NS: i64 = 15 * NSEC_PER_USEC;
+/// PM QoS limit below which the sleep length need not be checked.
+pub const LATENCY_THRESHOLD_NS: i64 = RESIDENCY_THRESHOLD_NS / 2;
+/// Weight a single event adds to a metric.
+pub const PULSE: u32 = 1024;
+/// Metrics lose `1 >> DECAY_SHIFT` of their value on every update.
+pub const DECAY_SHIFT: u32 = 3;
+/// "No timer": the sleep length when it is not known (`KTIME_MAX`).
+pub const KTIME_MAX: i64 = i64::MAX;
+
+/// What the governor needs to know about one idle state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct State {
+    /// Target residency in nanoseconds.
+    pub target_residency_ns: i64,
+    /// Exit latency in nanoseconds.
+    pub exit_latency_ns: i64,
+    /// The state polls (`CPUIDLE_FLAG_POLLING`).
+    pub polling: bool,
+}
+
+/// The time until the next timer event, as the tick code reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SleepLength {
+    /// Time until the closest timer event, the tick excluded, in ns.
+    /// May be negative when a timer is already due.
+    pub duration_ns: i64,
+    /// Time until the next tick, in ns.
+    pub delta_tick_ns: i64,
+}
+
+/// The world as one `select()`/`reflect()` call sees it.
+///
+/// The kernel glue implements this over the cpuidle device and driver and
+/// the idle-loop context; tests implement it over plain data.
+pub trait Env {
+    /// The driver's states; the slice is never empty and has at most
+    /// [`STATE_MAX`] entries.
+    fn states(&self) -> &[State];
+    /// Whether state `i` is disabled (by the user or the driver).
+    fn disabled(&self, i: usize) -> bool;
+    /// The PM QoS latency limit of this CPU in ns.
+    fn latency_req_ns(&self) -> i64;
+    /// Whether the tick is stopped already.
+    fn tick_stopped(&self) -> bool;
+    /// The length of one tick in ns (`TICK_NSEC`).
+    fn tick_nsec(&self) -> i64;
+    /// Asks the tick code for the sleep length (may be costly: called only
+    /// when the decision depends on it).
+    fn sleep_length(&mut self) -> SleepLength;
+    /// Index of the state entered last, or a negative value if none.
+    fn last_state_idx(&self) -> i32;
+    /// Sets the index of the state entered last.
+    fn set_last_state_idx(&mut self, idx: i32);
+    /// Reads and clears the device's "polling time limit hit" flag.
+    fn take_poll_time_limit(&mut self) -> bool;
+    /// Idle time measured for the last state entered, in ns.
+    fn last_residency_ns(&self) -> u64;
+}
+
+/// One idle state's metrics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Bin {
+    /// Weighted count of wakeups before the sleep length in this bin.
+    pub intercepts: u32,
+    /// Weighted count of wakeups by the timer predicted for this bin.
+    pub hits: u32,
+}
+
+/// A state index chosen by [`Teo::select`], and whether the tick may stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// Index of the idle state to enter.
+    pub idx: usize,
+    /// Whether the scheduler tick may be stopped.
+    pub stop_tick: bool,
+}
+
+/// Per-CPU governor state.  Zeroed (`Teo::default()`) when the governor is
+/// enabled on a CPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Teo {
+    /// Sleep length seen by the last `select()`, or [`KTIME_MAX`].
+    pub sleep_length_ns: i64,
+    /// Metrics per idle state.
+    pub state_bins: [Bin; STATE_MAX],
+    /// Sum of all metrics plus one [`PULSE`].
+    pub total: u32,
+    /// Weighted count of wakeups by the tick.
+    pub total_tick: u32,
+    /// Weighted count of intercepts within one tick period.
+    pub tick_intercepts: u32,
+    /// Weighted count of idle periods shorter than
+    /// [`RESIDENCY_THRESHOLD_NS`].
+    pub short_idles: u32,
+    /// The last wakeup was by the tick.
+    pub tick_wakeup: bool,
+}
+
+fn decay(metric: &mut u32) {
+    let delta = *metric >> DECAY_SHIFT;
+    if delta != 0 {
+        *metric -= delta;
+    } else {
+        *metric = 0;
+    }
+}
+
+impl Teo {
+    /// Accounts the idle period that just ended (`teo_update()`).
+    fn update<E: Env>(&mut self, env: &mut E) {
+        let states = env.states();
+        let count = states.len();
+        let last = env.last_state_idx() as usize;
+        let lat_ns = states.get(last).map_or(0, |s| s.exit_latency_ns);
+        let mut idx_timer = 0usize;
+        let mut idx_duration = 0usize;
+        let mut total: u32 = 0;
+
+        decay(&mut self.short_idles);
+
+        let measured_ns: i64 = if env.take_poll_time_limit() {
+            // The polling state timed out: this may have been a long sleep.
+            i64::MAX
+        } else {
+            let mut m = env.last_residency_ns() as i64;
+            // Take half of the exit latency as the average wakeup delay.
+            if m >= lat_ns {
+                m -= lat_ns / 2;
+                if m < RESIDENCY_THRESHOLD_NS {
+                    self.short_idles = self.short_idles.wrapping_add(PULSE);
+                }
+            } else {
+                m /= 2;
+                self.short_idles = self.short_idles.wrapping_add(PULSE);
+            }
+            m
+        };
+
+        let states = env.states();
+        for (i, s) in states.iter().enumerate() {
+            let bin = &mut self.state_bins[i];
+            decay(&mut bin.hits);
+            total = total.wrapping_add(bin.hits);
+            decay(&mut bin.intercepts);
+            total = total.wrapping_add(bin.intercepts);
+
+            if s.target_residency_ns <= self.sleep_length_ns {
+                idx_timer = i;
+                if s.target_residency_ns <= measured_ns {
+                    idx_duration = i;
+                }
+            }
+        }
+        self.total = total.wrapping_add(PULSE);
+
+        decay(&mut self.tick_intercepts);
+        decay(&mut self.total_tick);
+        if self.tick_wakeup {
+            self.total_tick = self.total_tick.wrapping_add(PULSE);
+            // Tick wakeups dominate: count a hit on the deepest state to
+            // make stopping the tick more likely.
+            if 3u32.wrapping_mul(self.total_tick) > 2u32.wrapping_mul(self.total) {
+                let b = &mut self.state_bins[count - 1];
+                b.hits = b.hits.wrapping_add(PULSE);
+                return;
+            }
+            // Few intercepts within the tick period: the tick probably
+            // woke the CPU instead of an expected timer; count a hit.
+            if 3u32.wrapping_mul(self.tick_intercepts) < 2u32.wrapping_mul(total) {
+                let b = &mut self.state_bins[idx_timer];
+                b.hits = b.hits.wrapping_add(PULSE);
+                return;
+            }
+        }
+
+        if idx_timer == idx_duration && self.sleep_length_ns.wrapping_sub(measured_ns) < lat_ns / 2
+        {
+            let b = &mut self.state_bins[idx_timer];
+            b.hits = b.hits.wrapping_add(PULSE);
+        } else {
+            let b = &mut self.state_bins[idx_duration];
+            b.intercepts = b.intercepts.wrapping_add(PULSE);
+            if measured_ns <= env.tick_nsec() {
+                self.tick_intercepts = self.tick_intercepts.wrapping_add(PULSE);
+            }
+        }
+    }
+
+    /// The deepest enabled state shallower than `idx` whose target residency
+    /// fits `duration_ns`, or the shallowest enabled one below `idx`
+    /// (`teo_find_shallower_state()`).
+    fn find_shallower_state<E: Env>(env: &E, mut idx: usize, duration_ns: i64) -> usize {
+        let states = env.states();
+        for i in (0..idx).rev() {
+            if env.disabled(i) {
+                continue;
+            }
+            idx = i;
+            if states[i].target_residency_ns <= duration_ns {
+                break;
+            }
+        }
+        idx
+    }
+
+    /// Selects the idle state to enter (`teo_select()`).
+    pub fn select<E: Env>(&mut self, env: &mut E) -> Decision {
+        let latency_req = env.latency_req_ns();
+        let tick_nsec = env.tick_nsec();
+        let tick_stopped = env.tick_stopped();
+        let mut delta_tick: i64 = tick_nsec / 2;
+        let mut idx_intercept_sum: u32 = 0;
+        let mut intercept_sum: u32 = 0;
+        let mut intercept_max: u32 = 0;
+        let mut idx_hit_sum: u32 = 0;
+        let mut hit_sum: u32 = 0;
+        let mut intercept_max_idx: isize = -1;
+        let mut constraint_idx: usize = 0;
+        let mut idx0: usize = 0;
+        let mut idx: isize = -1;
+
+        if env.last_state_idx() >= 0 {
+            self.update(env);
+            env.set_last_state_idx(-1);
+        }
+
+        // Unknown until asked; a wakeup then counts as an intercept.
+        self.sleep_length_ns = KTIME_MAX;
+
+        if !env.disabled(0) {
+            idx = 0;
+        }
+
+        let count = env.states().len();
+        for i in 1..count {
+            let prev = self.state_bins[i - 1];
+            hit_sum = hit_sum.wrapping_add(prev.hits);
+            intercept_sum = intercept_sum.wrapping_add(prev.intercepts);
+            if prev.intercepts >= intercept_max {
+                intercept_max = prev.intercepts;
+                intercept_max_idx = i as isize - 1;
+            }
+            if env.disabled(i) {
+                continue;
+            }
+            if idx < 0 {
+                idx0 = i; // first enabled state
+            }
+            idx = i as isize;
+            if env.states()[i].exit_latency_ns <= latency_req {
+                constraint_idx = i;
+            }
+            idx_intercept_sum = intercept_sum;
+            idx_hit_sum = hit_sum;
+        }
+
+        if idx < 0 {
+            // No states enabled: state 0 it is, with the tick running.
+            return Decision {
+                idx: 0,
+                stop_tick: false,
+            };
+        }
+        let mut idx = idx as usize;
+        let duration_ns: i64;
+
+        'end: {
+            if idx == idx0 {
+                // Only one state enabled: use it, but keep the tick if it is
+                // shallow.
+                duration_ns = env.states()[idx].target_residency_ns;
+                break 'end;
+            }
+
+            // Intercepts below the candidate outweigh hits and intercepts at
+            // or above it: look for a shallower state.
+            if 2u32.wrapping_mul(idx_intercept_sum) > self.total.wrapping_sub(idx_hit_sum) {
+                let mut sum: u32 = 0;
+                let mut i = idx as isize - 1;
+                while i >= idx0 as isize {
+                    let iu = i as usize;
+                    sum = sum.wrapping_add(self.state_bins[iu].intercepts);
+                    if !env.disabled(iu) {
+                        idx = iu;
+                        if 2u32.wrapping_mul(sum) > idx_intercept_sum && i <= intercept_max_idx {
+                            break;
+                        }
+                    }
+                    i -= 1;
+                }
+            }
+
+            if idx > constraint_idx {
+                idx = constraint_idx;
+            }
+
+            // Shallow candidate with the tick running: skip the sleep
+            // length when short idles dominate or the QoS limit is tight.
+            if !tick_stopped
+                && (idx == 0 || env.states()[idx].target_residency_ns < RESIDENCY_THRESHOLD_NS)
+                && (2u32.wrapping_mul(self.short_idles) >= self.total
+                    || latency_req < LATENCY_THRESHOLD_NS)
+            {
+                return Decision {
+                    idx,
+                    stop_tick: false,
+                };
+            }
+
+            let sl = env.sleep_length();
+            let mut d = sl.duration_ns;
+            delta_tick = sl.delta_tick_ns;
+            self.sleep_length_ns = d;
+
+            // Tick stopped and the next timer far away: do not get stuck in
+            // a shallow state.
+            if tick_stopped
+                && d > 2 * tick_nsec
+                && env.states()[idx].target_residency_ns < tick_nsec
+            {
+                let mut i = constraint_idx;
+                while i > idx {
+                    if !env.disabled(i) && env.states()[i].target_residency_ns <= d {
+                        idx = i;
+                        break;
+                    }
+                    i -= 1;
+                }
+                return Decision {
+                    idx,
+                    stop_tick: true,
+                };
+            }
+
+            if idx == 0 {
+                return Decision {
+                    idx,
+                    stop_tick: false,
+                };
+            }
+
+            if env.states()[idx].target_residency_ns > d {
+                idx = Self::find_shallower_state(env, idx, d);
+            }
+
+            // Intercepts within a tick period dominate: keep the tick.
+            if env.states()[idx].target_residency_ns < tick_nsec
+                && 3u32.wrapping_mul(self.tick_intercepts) >= 2u32.wrapping_mul(self.total)
+            {
+                d = tick_nsec / 2;
+            }
+            duration_ns = d;
+        }
+
+        // Stop the tick unless the state polls or the expected idle is
+        // shorter than a tick.
+        if (!env.states()[idx].polling && duration_ns >= tick_nsec) || tick_stopped {
+            return Decision {
+                idx,
+                stop_tick: true,
+            };
+        }
+
+        // The tick stays: the state must fit before the next tick.
+        if idx > idx0 && env.states()[idx].target_residency_ns > delta_tick {
+            idx = Self::find_shallower_state(env, idx, delta_tick);
+        }
+        Decision {
+            idx,
+            stop_tick: false,
+        }
+    }
+
+    /// Records how the CPU woke up (`teo_reflect()`); `got_tick` is whether
+    /// the tick woke it.  Sets the device's last state index.
+    pub fn reflect<E: Env>(&mut self, env: &mut E, state: usize, got_tick: bool) {
+        self.tick_wakeup = got_tick;
+        env.set_last_state_idx(state as i32);
+    }
+}

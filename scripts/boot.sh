@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# boot.sh ARCH MODE INITRAMFS LOG [TIMEOUT]: boot the built kernel under
+# QEMU TCG with 2 vCPUs.  MODE is check, run or shell.  The console goes
+# to LOG (and to stdout for run/shell).  Exit status: QEMU's, or 124 when
+# the boot timed out (the guest is killed).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+arch=$1 mode=$2 initrd=$3 log=$4 tmo=${5:-900}
+arch_setup "$arch"
+kernel=$BUILD/$IMAGE
+[ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel ARCH=$arch'"
+
+append="printk.time=0 panic=-1 rcpuidle.mode=$mode ${RCPUIDLE_CMDLINE:-}"
+case "$arch" in
+x86_64)
+	qemu=(qemu-system-x86_64 -M pc -cpu max -m 1G)
+	append="console=ttyS0 $append" ;;
+ppc64le)
+	qemu=(qemu-system-ppc64 -M pseries -cpu "${RCPUIDLE_PPC_CPU:-power10}" -m 1G)
+	append="console=hvc0 $append" ;;
+armv7)
+	qemu=(qemu-system-arm -M virt -cpu cortex-a15 -m 512M)
+	append="console=ttyAMA0 $append" ;;
+esac
+qemu+=(-accel tcg -smp 2 -kernel "$kernel" -initrd "$initrd" -append "$append"
+       -nographic -no-reboot -monitor none)
+
+if [ "$mode" = shell ]; then
+	exec "${qemu[@]}"
+fi
+mkdir -p "$(dirname "$log")"
+if [ "$mode" = run ]; then
+	timeout --foreground -k 10 "$tmo" "${qemu[@]}" </dev/null 2>&1 | tee "$log"
+	exit "${PIPESTATUS[0]}"
+fi
+timeout -k 10 "$tmo" "${qemu[@]}" </dev/null >"$log" 2>&1

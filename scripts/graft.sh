@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Graft the project into a cached copy of the kernel tree:
+#  * the tree is a hard-link copy of the pristine source (cheap);
+#  * kernel-patches/*.patch (edits to existing kernel files) are applied;
+#    files they touch are un-hard-linked first so the pristine tree stays
+#    pristine; when the patches change, the old set is reversed first;
+#  * every project file under rust/ drivers/ is symlinked at its own path,
+#    so editing it in the repo is seen by kbuild (which follows links).
+# Only what changed is touched, so incremental builds stay incremental.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p "$CACHE/tree"
+if [ ! -f "$TREE/.rcpuidle-tree" ]; then
+	echo "graft: creating $TREE"
+	rm -rf "$TREE"
+	cp -al "$PRISTINE" "$TREE.tmp"
+	mv "$TREE.tmp" "$TREE"
+	touch "$TREE/.rcpuidle-tree"
+fi
+
+# --- edits to existing files ----------------------------------------------
+new=$(mktemp)
+trap 'rm -f "$new"' EXIT
+cat "$TOP"/kernel-patches/*.patch >"$new" 2>/dev/null || true
+old=$TREE/.rcpuidle-applied.patch
+if ! cmp -s "$new" "$old"; then
+	if [ -s "$old" ]; then
+		echo "graft: reverting previous kernel edits"
+		patch -s -R -p1 -d "$TREE" --no-backup-if-mismatch <"$old" ||
+			die "could not revert old edits; delete $TREE and retry"
+	fi
+	if [ -s "$new" ]; then
+		# break hard links to the pristine tree for every touched file
+		for f in $(grep -E '^\+\+\+ ' "$new" | awk '{print $2}' | sed 's|^b/||' | sort -u); do
+			if [ -f "$TREE/$f" ]; then
+				cp "$TREE/$f" "$TREE/$f.unlink" && mv "$TREE/$f.unlink" "$TREE/$f"
+			fi
+		done
+		echo "graft: applying kernel-patches/"
+		patch -s -p1 -d "$TREE" --no-backup-if-mismatch <"$new" ||
+			die "kernel-patches/ do not apply to $KVER"
+	fi
+	cp "$new" "$old"
+fi
+
+# --- project files ---------------------------------------------------------
+manifest=$TREE/.rcpuidle-links
+touch "$manifest"
+cur=$(mktemp)
+(cd "$TOP" && find rust drivers -type f \( -name '*.rs' -o -name '*.c' -o -name '*.h' -o -name 'Kconfig*' -o -name 'Makefile' \) 2>/dev/null | sort) >"$cur"
+# drop links to files that left the project
+comm -23 <(sort "$manifest") "$cur" | while read -r f; do
+	[ -L "$TREE/$f" ] && rm -f "$TREE/$f" && echo "graft: unlinked $f"
+done
+while read -r f; do
+	dst=$TREE/$f
+	if [ -e "$dst" ] && [ ! -L "$dst" ]; then
+		die "$f exists in the kernel tree: change it through kernel-patches/ instead"
+	fi
+	if [ "$(readlink "$dst" 2>/dev/null)" != "$TOP/$f" ]; then
+		mkdir -p "$(dirname "$dst")"
+		ln -sfn "$TOP/$f" "$dst"
+	fi
+done <"$cur"
+mv "$cur" "$manifest"

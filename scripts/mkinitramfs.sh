@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mkinitramfs.sh ARCH OUT [TESTS...]: busybox initramfs for ARCH holding
+# /init, the project's modules from the build, the installed kselftests and
+# the list of kselftests /init runs in check mode (name[:arg...]).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+arch=$1 out=$2
+shift 2
+arch_setup "$arch"
+
+case "$arch" in
+x86_64)  bb=/bin/busybox ;;
+ppc64le) bb=$CACHE/pkg/busybox-ppc64le/bin/busybox ;;
+armv7)   bb=$CACHE/pkg/busybox-armv7/bin/busybox ;;
+esac
+[ -x "$bb" ] || die "no busybox for $arch at $bb (run 'make setup')"
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,lib/modules,etc/rcpuidle,usr/share/rcpuidle,selftests/cpuidle}
+cp "$bb" "$root/bin/busybox"
+install -m 755 "$TOP/scripts/guest-init.sh" "$root/init"
+install -m 755 "$TOP/scripts/show.sh" "$root/usr/share/rcpuidle/show.sh"
+find "$BUILD" -name '*.ko' -newer "$BUILD/.config" -exec cp {} "$root/lib/modules/" \; 2>/dev/null || true
+find "$BUILD" -name '*.ko' -exec cp {} "$root/lib/modules/" \; 2>/dev/null || true
+if [ -d "$TOP/selftests/cpuidle" ]; then
+	cp -r "$TOP"/selftests/cpuidle/. "$root/selftests/cpuidle/"
+fi
+cp "$TREE/tools/testing/selftests/kselftest/ktap_helpers.sh" "$root/selftests/cpuidle/"
+printf '%s\n' "$@" >"$root/etc/rcpuidle/tests"
+(cd "$root" && find . | cpio -o -H newc --quiet) >"$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Idempotent set-up of everything the build needs.
+#
+#  * host packages from the machine's own Debian suite (apt-get install);
+#  * from trixie-backports / trixie, *downloaded only* (never installed):
+#    linux-source-7.3, rust-src matching `rustc --version`, and the
+#    ppc64el/armhf busybox-static for guest initramfs.  These come through
+#    a private apt root under the cache, with trixie-backports pinned at
+#    priority 100, so the system's own apt state is never changed;
+#  * bindgen-cli 0.72.1 through cargo;
+#  * `make rustavailable` in the extracted tree.
+#
+# Everything lands in $RCPUIDLE_CACHE (default ~/.cache/rcpuidle).
+set -euo pipefail
+
+CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
+KVER_PKG=${RCPUIDLE_LINUX_SOURCE:-linux-source-7.3}
+BINDGEN_VER=0.72.1
+HOST_PKGS="clang-19 lld-19 llvm-19 libclang-19-dev flex bison bc libelf-dev
+	libssl-dev cpio busybox-static qemu-system-x86 qemu-system-ppc
+	qemu-system-arm python3"
+
+die() {
+	echo "setup: error: $*" >&2
+	echo "setup: fix the above, then retry with: make setup" >&2
+	exit 1
+}
+log() { echo "setup: $*"; }
+
+mkdir -p "$CACHE"
+SUDO=
+[ "$(id -u)" = 0 ] || SUDO=sudo
+
+# --- host packages ---------------------------------------------------------
+missing=
+for p in $HOST_PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	log "installing from the machine's suite:$missing"
+	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq ||
+		die "apt-get update failed"
+	# shellcheck disable=SC2086
+	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends $missing >/dev/null ||
+		die "could not install:$missing (apt-get install$missing)"
+fi
+
+# --- bindgen ---------------------------------------------------------------
+export PATH="$HOME/.cargo/bin:$PATH"
+if ! bindgen --version 2>/dev/null | grep -q " $BINDGEN_VER\$"; then
+	log "installing bindgen-cli $BINDGEN_VER"
+	cargo install bindgen-cli --locked --version "$BINDGEN_VER" >/dev/null ||
+		die "cargo install bindgen-cli --locked --version $BINDGEN_VER"
+fi
+
+# --- private apt root for downloads from newer suites ----------------------
+RUSTVER=$(rustc --version | awk '{print $2}')
+[ -n "$RUSTVER" ] || die "rustc not found (install the rustup toolchain)"
+
+APTROOT=$CACHE/apt
+mirror=
+for f in /etc/apt/sources.list.d/*.sources; do
+	[ -f "$f" ] || continue
+	mirror=$(awk '/^URIs:/ && $2 ~ /debian\/?$/ && $2 !~ /security/ {print $2; exit}' "$f")
+	[ -n "$mirror" ] && break
+done
+if [ -z "$mirror" ] && [ -f /etc/apt/sources.list ]; then
+	mirror=$(awk '$1=="deb" && $0 !~ /security/ {for(i=2;i<=NF;i++) if ($i ~ /^[a-z]+:\/\//) {print $i; exit}}' /etc/apt/sources.list)
+fi
+[ -n "$mirror" ] || die "no Debian mirror URI in the machine's apt sources"
+
+APT_OPTS=(-o "Dir::State=$APTROOT" -o "Dir::State::Lists=$APTROOT/lists"
+	-o "Dir::State::status=$APTROOT/status" -o "Dir::Cache=$APTROOT/cache"
+	-o "Dir::Etc::SourceList=$APTROOT/sources.list"
+	-o "Dir::Etc::SourceParts=$APTROOT/none"
+	-o "Dir::Etc::Preferences=$APTROOT/preferences"
+	-o "Dir::Etc::PreferencesParts=$APTROOT/none"
+	-o "APT::Architectures::=amd64" -o "APT::Architectures::=ppc64el"
+	-o "APT::Architectures::=armhf" -o "Debug::NoLocking=1"
+	-o "APT::Sandbox::User=root")
+
+apt_refresh() {
+	mkdir -p "$APTROOT/lists/partial" "$APTROOT/cache/archives/partial" \
+		"$APTROOT/none" "$APTROOT/debs"
+	touch "$APTROOT/status"
+	key=/usr/share/keyrings/debian-archive-keyring.gpg
+	cat >"$APTROOT/sources.list" <<EOT
+deb [arch=amd64 signed-by=$key] $mirror trixie-backports main
+deb [arch=amd64,ppc64el,armhf signed-by=$key] $mirror trixie main
+EOT
+	cat >"$APTROOT/preferences" <<EOT
+Package: *
+Pin: release a=trixie-backports
+Pin-Priority: 100
+EOT
+	if [ ! -f "$APTROOT/updated" ] ||
+	   [ -n "$(find "$APTROOT/updated" -mmin +1440)" ]; then
+		log "refreshing package lists (trixie, trixie-backports) from $mirror"
+		apt-get "${APT_OPTS[@]}" update -qq >/dev/null 2>&1 ||
+			die "apt-get update of the private root $APTROOT failed"
+		touch "$APTROOT/updated"
+	fi
+}
+
+# fetch PKG[:ARCH] VERSION-PATTERN DEST: download + dpkg-deb -x into DEST
+fetch() {
+	local pkg=$1 pat=$2 dest=$3 ver deb
+	[ -f "$dest/.done" ] && return 0
+	apt_refresh
+	ver=$(apt-cache "${APT_OPTS[@]}" madison "$pkg" 2>/dev/null |
+		awk -F'|' '{gsub(/ /,"",$2); print $2}' | grep -E "$pat" | head -n1)
+	[ -n "$ver" ] || die "package $pkg matching '$pat' not found in trixie/trixie-backports (apt-get download $pkg)"
+	log "downloading $pkg=$ver"
+	(cd "$APTROOT/debs" && apt-get "${APT_OPTS[@]}" download -qq "$pkg=$ver" >/dev/null 2>&1) ||
+		die "apt-get download $pkg=$ver failed"
+	deb=$(ls -t "$APTROOT"/debs/"${pkg%%:*}"_*.deb | grep -F "_${ver//:/%3a}_" | head -n1)
+	[ -n "$deb" ] || deb=$(ls -t "$APTROOT"/debs/"${pkg%%:*}"_*.deb | head -n1)
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	dpkg-deb -x "$deb" "$dest"
+	echo "$ver" >"$dest/.done"
+}
+
+fetch "$KVER_PKG" '^[0-9]' "$CACHE/pkg/linux-source"
+fetch rust-src "^${RUSTVER//./\\.}\\+" "$CACHE/pkg/rust-src-$RUSTVER"
+fetch busybox-static:ppc64el '^1:' "$CACHE/pkg/busybox-ppc64le"
+fetch busybox-static:armhf '^1:' "$CACHE/pkg/busybox-armv7"
+
+RUST_LIB_SRC=$CACHE/pkg/rust-src-$RUSTVER/usr/src/rustc-$RUSTVER/library
+[ -d "$RUST_LIB_SRC/core" ] || die "rust-src $RUSTVER has no library at $RUST_LIB_SRC"
+
+# --- pristine kernel tree ----------------------------------------------------
+tarball=$(ls "$CACHE"/pkg/linux-source/usr/src/linux-source-*.tar.* | head -n1)
+[ -n "$tarball" ] || die "no tarball in $KVER_PKG"
+src=$CACHE/src/$(basename "$tarball" | sed 's/\.tar\..*//')
+if [ ! -f "$src/.done" ]; then
+	log "extracting $(basename "$tarball")"
+	rm -rf "$src"
+	mkdir -p "$CACHE/src"
+	tar -C "$CACHE/src" -xf "$tarball"
+	touch "$src/.done"
+fi
+ln -sfn "$src" "$CACHE/src/pristine"
+
+# --- rustavailable -----------------------------------------------------------
+if [ ! -f "$CACHE/rustavailable-$RUSTVER" ]; then
+	make -s -C "$src" LLVM=-19 RUST_LIB_SRC="$RUST_LIB_SRC" rustavailable ||
+		die "make rustavailable failed (see above)"
+	touch "$CACHE/rustavailable-$RUSTVER"
+fi
+echo "$RUST_LIB_SRC" >"$CACHE/rust_lib_src"
+log "ready: kernel $(make -s -C "$src" kernelversion), rustc $RUSTVER, cache $CACHE"
