@@ -112,7 +112,7 @@ pub struct Decision {
 
 /// Per-CPU governor state.  Zeroed (`Teo::default()`) when the governor is
 /// enabled on a CPU.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Teo {
     /// Sleep length seen by the last `select()`, or [`KTIME_MAX`].
     pub sleep_length_ns: i64,
@@ -129,6 +129,28 @@ pub struct Teo {
     pub short_idles: u32,
     /// The last wakeup was by the tick.
     pub tick_wakeup: bool,
+}
+
+impl Teo {
+    /// The state of a CPU the governor has just been enabled on.
+    pub const ZERO: Teo = Teo {
+        sleep_length_ns: 0,
+        state_bins: [Bin {
+            intercepts: 0,
+            hits: 0,
+        }; STATE_MAX],
+        total: 0,
+        total_tick: 0,
+        tick_intercepts: 0,
+        short_idles: 0,
+        tick_wakeup: false,
+    };
+}
+
+impl Default for Teo {
+    fn default() -> Self {
+        Self::ZERO
+    }
 }
 
 fn decay(metric: &mut u32) {
@@ -406,10 +428,315 @@ impl Teo {
         }
     }
 
-    /// Records how the CPU woke up (`teo_reflect()`); `got_tick` is whether
-    /// the tick woke it.  Sets the device's last state index.
-    pub fn reflect<E: Env>(&mut self, env: &mut E, state: usize, got_tick: bool) {
+    /// Records how the CPU woke up (`teo_reflect()`): `got_tick` is whether
+    /// the tick woke it.  The caller also sets the device's last state index
+    /// to the state entered, which makes the next `select()` account it.
+    pub fn reflect(&mut self, got_tick: bool) {
         self.tick_wakeup = got_tick;
-        env.set_last_state_idx(state as i32);
+    }
+}
+
+/// Tables and a plain-data [`Env`] for tests.
+#[cfg(any(test, CONFIG_CPU_IDLE_GOV_RTEO_KUNIT_TEST))]
+pub mod testing {
+    use super::*;
+
+    /// `TICK_NSEC` at HZ=250.
+    pub const TICK_NSEC: i64 = 4_000_000;
+
+    const fn st(exit_us: i64, residency_us: i64, polling: bool) -> State {
+        State {
+            target_residency_ns: residency_us * NSEC_PER_USEC,
+            exit_latency_ns: exit_us * NSEC_PER_USEC,
+            polling,
+        }
+    }
+
+    /// POLL, C1, C1E, C6 with typical intel_idle numbers.
+    pub const X86_LIKE: [State; 4] = [
+        st(0, 0, true),
+        st(2, 2, false),
+        st(10, 20, false),
+        st(133, 600, false),
+    ];
+
+    /// Armada XP: WFI, "MV CPU IDLE", "MV CPU DEEP IDLE".
+    pub const MVEBU_XP: [State; 3] = [
+        st(1, 1, false),
+        st(100, 1000, false),
+        st(1000, 10000, false),
+    ];
+
+    /// One CPU and its timers, as plain data.
+    pub struct TestEnv {
+        /// The driver's states.
+        pub states: &'static [State],
+        /// Bit `i` set: state `i` disabled.
+        pub disabled: u32,
+        /// PM QoS limit, ns.
+        pub latency_req_ns: i64,
+        /// Tick already stopped.
+        pub tick_stopped: bool,
+        /// What `sleep_length()` returns.
+        pub sleep: SleepLength,
+        /// How many times `sleep_length()` was asked.
+        pub sleep_queries: u32,
+        /// Device: last state entered.
+        pub last_state_idx: i32,
+        /// Device: polling time limit hit.
+        pub poll_time_limit: bool,
+        /// Device: measured residency, ns.
+        pub last_residency_ns: u64,
+    }
+
+    impl TestEnv {
+        /// A CPU with `states`, all enabled, no QoS limit, tick running and
+        /// the next timer 50 ms away.
+        pub fn new(states: &'static [State]) -> Self {
+            Self {
+                states,
+                disabled: 0,
+                latency_req_ns: i64::from(i32::MAX) * NSEC_PER_USEC,
+                tick_stopped: false,
+                sleep: SleepLength {
+                    duration_ns: 50_000_000,
+                    delta_tick_ns: TICK_NSEC,
+                },
+                sleep_queries: 0,
+                last_state_idx: -1,
+                poll_time_limit: false,
+                last_residency_ns: 0,
+            }
+        }
+
+        /// Runs one idle period: select, "enter" for `residency_ns`, reflect.
+        pub fn period(&mut self, teo: &mut Teo, residency_ns: u64, got_tick: bool) -> Decision {
+            let d = teo.select(self);
+            teo.reflect(got_tick);
+            self.last_state_idx = d.idx as i32;
+            self.last_residency_ns = residency_ns;
+            d
+        }
+    }
+
+    impl Env for TestEnv {
+        fn states(&self) -> &[State] {
+            self.states
+        }
+        fn disabled(&self, i: usize) -> bool {
+            self.disabled & (1 << i) != 0
+        }
+        fn latency_req_ns(&self) -> i64 {
+            self.latency_req_ns
+        }
+        fn tick_stopped(&self) -> bool {
+            self.tick_stopped
+        }
+        fn tick_nsec(&self) -> i64 {
+            TICK_NSEC
+        }
+        fn sleep_length(&mut self) -> SleepLength {
+            self.sleep_queries += 1;
+            self.sleep
+        }
+        fn last_state_idx(&self) -> i32 {
+            self.last_state_idx
+        }
+        fn set_last_state_idx(&mut self, idx: i32) {
+            self.last_state_idx = idx;
+        }
+        fn take_poll_time_limit(&mut self) -> bool {
+            core::mem::take(&mut self.poll_time_limit)
+        }
+        fn last_residency_ns(&self) -> u64 {
+            self.last_residency_ns
+        }
+    }
+}
+
+#[cfg(any(test, CONFIG_CPU_IDLE_GOV_RTEO_KUNIT_TEST))]
+#[cfg_attr(not(test), ::kernel::macros::kunit_tests(rteo_core))]
+mod tests {
+    use super::testing::*;
+    use super::*;
+
+    #[test]
+    fn decay_loses_an_eighth_and_floors_to_zero() {
+        let mut m = PULSE;
+        decay(&mut m);
+        assert_eq!(m, PULSE - PULSE / 8);
+        let mut small = 7;
+        decay(&mut small);
+        assert_eq!(small, 0);
+    }
+
+    #[test]
+    fn all_states_disabled_uses_state0_and_keeps_tick() {
+        let mut env = TestEnv::new(&X86_LIKE);
+        env.disabled = 0b1111;
+        let d = Teo::ZERO.select(&mut env);
+        assert_eq!(
+            d,
+            Decision {
+                idx: 0,
+                stop_tick: false
+            }
+        );
+        assert_eq!(env.sleep_queries, 0);
+    }
+
+    #[test]
+    fn single_enabled_state_is_used() {
+        let mut env = TestEnv::new(&X86_LIKE);
+        env.disabled = 0b1011; // only C1E
+        let d = Teo::ZERO.select(&mut env);
+        // 20 us residency is shorter than a tick: the tick stays.
+        assert_eq!(
+            d,
+            Decision {
+                idx: 2,
+                stop_tick: false
+            }
+        );
+        env.disabled = 0b0111; // only C6, still shorter than a tick
+        assert_eq!(Teo::ZERO.select(&mut env).idx, 3);
+    }
+
+    #[test]
+    fn far_timer_goes_deepest_and_stops_tick() {
+        let mut env = TestEnv::new(&X86_LIKE);
+        let mut teo = Teo::ZERO;
+        // No history yet: C6 (600 us) is shorter than a tick, and with no
+        // evidence against intercepts within a tick the tick is kept.
+        assert_eq!(
+            env.period(&mut teo, 50_000_000, false),
+            Decision {
+                idx: 3,
+                stop_tick: false
+            }
+        );
+        assert_eq!(teo.sleep_length_ns, 50_000_000);
+        // Once the timer has been seen to be right, the tick may stop.
+        for _ in 0..3 {
+            env.period(&mut teo, 50_000_000, false);
+        }
+        assert_eq!(
+            teo.select(&mut env),
+            Decision {
+                idx: 3,
+                stop_tick: true
+            }
+        );
+        // A state deeper than a tick stops it at once.
+        let mut env = TestEnv::new(&MVEBU_XP);
+        assert_eq!(
+            Teo::ZERO.select(&mut env),
+            Decision {
+                idx: 2,
+                stop_tick: true
+            }
+        );
+    }
+
+    #[test]
+    fn pm_qos_limit_caps_exit_latency() {
+        for (limit_us, want) in [(0, 0), (5, 1), (50, 2), (133, 3)] {
+            let mut env = TestEnv::new(&X86_LIKE);
+            env.latency_req_ns = limit_us * NSEC_PER_USEC;
+            let d = Teo::ZERO.select(&mut env);
+            assert_eq!(d.idx, want);
+            assert!(X86_LIKE[d.idx].exit_latency_ns <= env.latency_req_ns);
+        }
+        let mut env = TestEnv::new(&MVEBU_XP);
+        env.latency_req_ns = 999 * NSEC_PER_USEC;
+        assert_eq!(Teo::ZERO.select(&mut env).idx, 1);
+    }
+
+    #[test]
+    fn near_timer_picks_a_state_that_fits() {
+        let mut env = TestEnv::new(&X86_LIKE);
+        env.sleep.duration_ns = 5_000;
+        let d = Teo::ZERO.select(&mut env);
+        assert_eq!(
+            d,
+            Decision {
+                idx: 1,
+                stop_tick: false
+            }
+        );
+    }
+
+    #[test]
+    fn due_timer_polls_with_the_tick_running() {
+        let mut env = TestEnv::new(&X86_LIKE);
+        env.sleep.duration_ns = -1_000;
+        let d = Teo::ZERO.select(&mut env);
+        assert_eq!(
+            d,
+            Decision {
+                idx: 0,
+                stop_tick: false
+            }
+        );
+    }
+
+    #[test]
+    fn early_wakeups_steer_to_a_shallower_state() {
+        let mut env = TestEnv::new(&X86_LIKE);
+        let mut teo = Teo::ZERO;
+        // The timer says 50 ms, but something wakes the CPU after 30 us.
+        let mut last = env.period(&mut teo, 30_000, false);
+        assert_eq!(last.idx, 3);
+        for _ in 0..20 {
+            last = env.period(&mut teo, 30_000, false);
+        }
+        assert_eq!(last.idx, 2);
+        assert!(teo.state_bins[2].intercepts > teo.state_bins[3].hits);
+    }
+
+    #[test]
+    fn stopped_tick_and_far_timer_do_not_stick_shallow() {
+        let mut env = TestEnv::new(&X86_LIKE);
+        let mut teo = Teo::ZERO;
+        for _ in 0..20 {
+            env.period(&mut teo, 30_000, false);
+        }
+        env.tick_stopped = true;
+        let d = teo.select(&mut env);
+        assert_eq!(
+            d,
+            Decision {
+                idx: 3,
+                stop_tick: true
+            }
+        );
+    }
+
+    #[test]
+    fn poll_time_limit_counts_as_long_idle() {
+        let mut env = TestEnv::new(&X86_LIKE);
+        let mut teo = Teo::ZERO;
+        env.period(&mut teo, 0, false);
+        env.last_state_idx = 0;
+        env.poll_time_limit = true;
+        teo.select(&mut env);
+        assert!(!env.poll_time_limit);
+        // Sleep length 50 ms and "infinite" idle: a hit in the deepest bin.
+        assert_eq!(teo.state_bins[3].hits, PULSE);
+        assert_eq!(teo.state_bins[3].intercepts, 0);
+    }
+
+    #[test]
+    fn tick_wakeups_dominating_count_as_deep_hits() {
+        let mut env = TestEnv::new(&MVEBU_XP);
+        let mut teo = Teo::ZERO;
+        for _ in 0..10 {
+            env.period(&mut teo, TICK_NSEC as u64, true);
+        }
+        assert!(teo.state_bins[2].hits > 0);
+        assert_eq!(
+            teo.state_bins[0].intercepts + teo.state_bins[1].intercepts,
+            0
+        );
     }
 }

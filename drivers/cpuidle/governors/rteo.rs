@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! rteo: a timer events oriented cpuidle governor in Rust.
+//!
+//! The decisions are made by the pure core in `rteo_core.rs` (shared with
+//! the host tests and the parity harness); this file only connects it to
+//! the cpuidle core through `kernel::cpuidle`:
+//!
+//! - per-CPU state lives in a static array indexed by CPU number, touched
+//!   only by that CPU's idle loop (`select`/`reflect`, IRQs off) or while
+//!   the governor is being enabled on the CPU (its device is not in use),
+//!   so it needs no lock;
+//! - nothing here allocates, sleeps or prints in `select`/`reflect`;
+//! - registration happens from the postcore initcall in `rteo_init.c`.
+
+use core::cell::UnsafeCell;
+use kernel::{
+    bindings, c_str,
+    cpuidle::{self, Device, Driver, Governor, GovernorSlot, IdleContext},
+    prelude::*,
+};
+
+#[path = "rteo_core.rs"]
+pub mod rteo_core;
+
+use rteo_core::{Env, SleepLength, State, Teo, STATE_MAX};
+
+const NR_CPUS: usize = bindings::NR_CPUS as usize;
+
+/// Prefix of this object's log messages (what `module!` defines for modules).
+const __LOG_PREFIX: &[u8] = b"rteo\0";
+
+/// The owner of the governor's vtable: rteo is built in, so like C's
+/// `THIS_MODULE` in built-in code it has no `struct module`.
+struct LocalModule;
+
+impl kernel::ModuleMetadata for LocalModule {
+    const NAME: &'static CStr = c_str!("rteo");
+    // SAFETY: a NULL module pointer is what built-in code uses as its owner.
+    const THIS_MODULE: kernel::ThisModule =
+        unsafe { kernel::ThisModule::from_ptr(core::ptr::null_mut()) };
+}
+
+/// Per-CPU governor data.
+///
+/// # Invariants
+///
+/// Slot `n` is only accessed by CPU `n`'s idle loop or by the core while it
+/// enables the governor on CPU `n` with that CPU's device out of use.
+struct PerCpu([UnsafeCell<Teo>; NR_CPUS]);
+
+// SAFETY: by the type invariant each slot has a single user at a time.
+unsafe impl Sync for PerCpu {}
+
+static DATA: PerCpu = PerCpu([const { UnsafeCell::new(Teo::ZERO) }; NR_CPUS]);
+
+impl PerCpu {
+    /// # Safety
+    ///
+    /// The caller must be the only user of slot `cpu` for the returned
+    /// lifetime (see the type invariant).
+    unsafe fn get(&self, cpu: u32) -> Option<&mut Teo> {
+        // SAFETY: exclusivity guaranteed by the caller.
+        self.0.get(cpu as usize).map(|c| unsafe { &mut *c.get() })
+    }
+}
+
+/// [`Env`] over the cpuidle abstractions, for one `select()` call.
+struct KernelEnv<'a> {
+    ctx: &'a IdleContext,
+    dev: &'a mut Device,
+    states: [State; STATE_MAX],
+    count: usize,
+    latency_req_ns: i64,
+}
+
+impl<'a> KernelEnv<'a> {
+    fn new(ctx: &'a IdleContext, drv: &Driver, dev: &'a mut Device) -> Self {
+        let count = drv.state_count().min(STATE_MAX);
+        let mut states = [State::default(); STATE_MAX];
+        for (i, s) in states.iter_mut().enumerate().take(count) {
+            let d = drv.state(i);
+            *s = State {
+                target_residency_ns: d.target_residency_ns,
+                exit_latency_ns: d.exit_latency_ns,
+                polling: d.flags.contains(cpuidle::Flags::POLLING),
+            };
+        }
+        Self {
+            latency_req_ns: ctx.latency_req_ns(),
+            ctx,
+            dev,
+            states,
+            count,
+        }
+    }
+}
+
+impl Env for KernelEnv<'_> {
+    fn states(&self) -> &[State] {
+        &self.states[..self.count]
+    }
+    fn disabled(&self, i: usize) -> bool {
+        self.dev.state_disabled(i)
+    }
+    fn latency_req_ns(&self) -> i64 {
+        self.latency_req_ns
+    }
+    fn tick_stopped(&self) -> bool {
+        self.ctx.tick_stopped()
+    }
+    fn tick_nsec(&self) -> i64 {
+        self.ctx.tick_nsec()
+    }
+    fn sleep_length(&mut self) -> SleepLength {
+        let s = self.ctx.sleep_length();
+        SleepLength {
+            duration_ns: s.duration_ns,
+            delta_tick_ns: s.delta_tick_ns,
+        }
+    }
+    fn last_state_idx(&self) -> i32 {
+        self.dev.last_state_idx()
+    }
+    fn set_last_state_idx(&mut self, idx: i32) {
+        self.dev.set_last_state_idx(idx)
+    }
+    fn take_poll_time_limit(&mut self) -> bool {
+        self.dev.take_poll_time_limit()
+    }
+    fn last_residency_ns(&self) -> u64 {
+        self.dev.last_residency_ns()
+    }
+}
+
+struct Rteo;
+
+#[vtable]
+impl Governor for Rteo {
+    const NAME: &'static CStr = c_str!("rteo");
+    // Below teo (19) and menu (20): rteo is chosen explicitly.
+    const RATING: u32 = 18;
+
+    fn select(ctx: &IdleContext, drv: &Driver, dev: &mut Device, stop_tick: &mut bool) -> usize {
+        let cpu = dev.cpu();
+        // SAFETY: we run in `cpu`'s idle loop (type invariant of `PerCpu`).
+        let Some(data) = (unsafe { DATA.get(cpu) }) else {
+            *stop_tick = false;
+            return 0;
+        };
+        let d = data.select(&mut KernelEnv::new(ctx, drv, dev));
+        if !d.stop_tick {
+            *stop_tick = false;
+        }
+        d.idx
+    }
+
+    fn reflect(ctx: &IdleContext, dev: &mut Device, index: usize) {
+        // SAFETY: we run in the CPU's idle loop (type invariant of `PerCpu`).
+        if let Some(data) = unsafe { DATA.get(dev.cpu()) } {
+            data.reflect(ctx.got_tick());
+        }
+        dev.set_last_state_idx(index as i32);
+    }
+
+    fn enable(_drv: &Driver, dev: &mut Device) -> Result {
+        // SAFETY: the core enables the governor on a device not in use.
+        let data = unsafe { DATA.get(dev.cpu()) }.ok_or(EINVAL)?;
+        *data = Teo::ZERO;
+        Ok(())
+    }
+}
+
+static GOVERNOR: GovernorSlot<Rteo> = GovernorSlot::new();
+
+/// Registers the governor; called once by the initcall in `rteo_init.c`.
+#[no_mangle]
+pub extern "C" fn rteo_register() -> kernel::ffi::c_int {
+    match GOVERNOR.register() {
+        Ok(()) => 0,
+        Err(e) => {
+            pr_err!("registration failed: {:?}\n", e);
+            e.to_errno()
+        }
+    }
+}

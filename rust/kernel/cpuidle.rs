@@ -1,0 +1,794 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! CPU idle time management.
+//!
+//! Abstractions for cpuidle drivers (tables of idle states, registration)
+//! and cpuidle governors (state selection in the idle loop).
+//!
+//! C header: [`include/linux/cpuidle.h`](srctree/include/linux/cpuidle.h)
+//!
+//! Reference: <https://docs.kernel.org/admin-guide/pm/cpuidle.html>
+//!
+//! # Idle-state entry routines
+//!
+//! The core calls a state's `enter` routine with IRQs off and, for every
+//! state, with RCU not watching: either the core stopped it
+//! (`ct_cpuidle_enter()`) or, with [`Flags::RCU_IDLE`], the routine does it
+//! itself.  Such code must be `noinstr`/`__cpuidle`: no tracing, no
+//! instrumentation, nothing that may use RCU.  Rust code cannot be placed in
+//! `.cpuidle.text` nor be guaranteed free of instrumentation today, so an
+//! [`Enter`] is either the core's polling routine ([`Enter::Poll`]) or a
+//! small C `__cpuidle` routine ([`EnterFn`], created through `unsafe`).
+//! Everything else — tables, probing, registration, hotplug and governors —
+//! is Rust.
+
+use crate::{
+    bindings,
+    error::{code::*, to_result, Result},
+    ffi::{c_char, c_int, c_uint},
+    prelude::*,
+    str::CStr,
+    types::Opaque,
+    ThisModule,
+};
+use core::{cell::UnsafeCell, marker::PhantomData};
+use macros::vtable;
+
+/// Maximum number of idle states of a driver (`CPUIDLE_STATE_MAX`).
+pub const STATE_MAX: usize = bindings::CPUIDLE_STATE_MAX as usize;
+/// Maximum length of a state's name in bytes, without the NUL.
+pub const NAME_MAX: usize = bindings::CPUIDLE_NAME_LEN as usize - 1;
+/// Maximum length of a state's description in bytes, without the NUL.
+pub const DESC_MAX: usize = bindings::CPUIDLE_DESC_LEN as usize - 1;
+/// Nanoseconds per microsecond.
+const NSEC_PER_USEC: i64 = 1000;
+
+/// Converts microseconds, as drivers state them, to the nanoseconds the
+/// core and governors use.
+pub const fn us_to_ns(us: u32) -> i64 {
+    us as i64 * NSEC_PER_USEC
+}
+
+/// Flags of an idle state (`CPUIDLE_FLAG_*`).
+///
+/// The low 16 bits are the core's; the high 16 bits belong to the driver
+/// ([`Flags::driver`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Flags(u32);
+
+impl Flags {
+    /// No flags.
+    pub const NONE: Flags = Flags(0);
+    /// The state polls instead of halting.
+    pub const POLLING: Flags = Flags(bindings::CPUIDLE_FLAG_POLLING);
+    /// The local timer stops in this state.
+    pub const TIMER_STOP: Flags = Flags(bindings::CPUIDLE_FLAG_TIMER_STOP);
+    /// Avoid using this state.
+    pub const UNUSABLE: Flags = Flags(bindings::CPUIDLE_FLAG_UNUSABLE);
+    /// Disabled by default (can be enabled through sysfs).
+    pub const OFF: Flags = Flags(bindings::CPUIDLE_FLAG_OFF);
+    /// Entering the state flushes the TLB.
+    pub const TLB_FLUSHED: Flags = Flags(bindings::CPUIDLE_FLAG_TLB_FLUSHED);
+    /// The enter routine stops and restarts RCU itself.
+    pub const RCU_IDLE: Flags = Flags(bindings::CPUIDLE_FLAG_RCU_IDLE);
+
+    /// Driver-private flag number `bit` (0..=15, taken modulo 16), stored in
+    /// the high half that the core leaves to drivers.
+    pub const fn driver(bit: u32) -> Flags {
+        Flags(1 << (16 + (bit & 15)))
+    }
+
+    /// The union of two sets of flags.
+    pub const fn with(self, other: Flags) -> Flags {
+        Flags(self.0 | other.0)
+    }
+
+    /// Whether all flags of `other` are set.
+    pub const fn contains(self, other: Flags) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The raw value.
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+
+    /// Flags from a raw value.
+    pub const fn from_bits(bits: u32) -> Flags {
+        Flags(bits)
+    }
+}
+
+impl core::ops::BitOr for Flags {
+    type Output = Flags;
+    fn bitor(self, rhs: Flags) -> Flags {
+        self.with(rhs)
+    }
+}
+
+/// The C type of an idle state's enter routine.
+pub type RawEnterFn = unsafe extern "C" fn(
+    *mut bindings::cpuidle_device,
+    *mut bindings::cpuidle_driver,
+    c_int,
+) -> c_int;
+
+/// A C idle-state entry routine.
+///
+/// # Invariants
+///
+/// The routine is a `__cpuidle` (or `noinstr`) C function that follows the
+/// rules of `cpuidle_state::enter`: called with IRQs disabled, returns with
+/// IRQs disabled, returns the index of the state entered or a negative
+/// error, and manages RCU itself if and only if the state has
+/// [`Flags::RCU_IDLE`].
+#[derive(Clone, Copy)]
+pub struct EnterFn(RawEnterFn);
+
+impl EnterFn {
+    /// Wraps a C entry routine.
+    ///
+    /// # Safety
+    ///
+    /// `f` must satisfy the invariants of [`EnterFn`] for every state it is
+    /// used in.
+    pub const unsafe fn new(f: RawEnterFn) -> Self {
+        // INVARIANT: guaranteed by the caller.
+        Self(f)
+    }
+}
+
+/// How the core enters an idle state.
+#[derive(Clone, Copy)]
+pub enum Enter {
+    /// The core's polling loop (`cpuidle_poll_state_init()`): index 0 only,
+    /// implies [`Flags::POLLING`].
+    Poll,
+    /// A C `__cpuidle` routine.
+    C(EnterFn),
+}
+
+/// The description of one idle state.
+#[derive(Clone, Copy)]
+pub struct State {
+    /// Name shown in sysfs (at most [`NAME_MAX`] bytes).
+    pub name: &'static CStr,
+    /// Description shown in sysfs (at most [`DESC_MAX`] bytes).
+    pub desc: &'static CStr,
+    /// Worst-case exit latency in microseconds.
+    pub exit_latency_us: u32,
+    /// Minimum residency for the state to pay off, in microseconds.
+    pub target_residency_us: u32,
+    /// Power drawn in the state in milliwatts (-1: unknown).
+    pub power_mw: i32,
+    /// Flags.
+    pub flags: Flags,
+    /// Entry routine.
+    pub enter: Enter,
+}
+
+impl State {
+    /// A state with the given name, description, latency, residency and
+    /// entry routine, no flags and unknown power.
+    pub const fn new(
+        name: &'static CStr,
+        desc: &'static CStr,
+        exit_latency_us: u32,
+        target_residency_us: u32,
+        enter: Enter,
+    ) -> Self {
+        let flags = match enter {
+            Enter::Poll => Flags::POLLING,
+            Enter::C(_) => Flags::NONE,
+        };
+        Self {
+            name,
+            desc,
+            exit_latency_us,
+            target_residency_us,
+            power_mw: -1,
+            flags,
+            enter,
+        }
+    }
+
+    /// Sets the power drawn in the state, in milliwatts.
+    pub const fn power(mut self, mw: i32) -> Self {
+        self.power_mw = mw;
+        self
+    }
+
+    /// Adds `flags` to the state's flags.
+    pub const fn flags(mut self, flags: Flags) -> Self {
+        self.flags = self.flags.with(flags);
+        self
+    }
+
+    /// The exit latency in nanoseconds.
+    pub const fn exit_latency_ns(&self) -> i64 {
+        us_to_ns(self.exit_latency_us)
+    }
+
+    /// The target residency in nanoseconds.
+    pub const fn target_residency_ns(&self) -> i64 {
+        us_to_ns(self.target_residency_us)
+    }
+
+    fn polling(&self) -> bool {
+        self.flags.contains(Flags::POLLING)
+    }
+}
+
+/// Checks a table of states against the rules of the cpuidle core.
+///
+/// Returns `EINVAL` and logs which state broke which rule when: there are
+/// no states or more than [`STATE_MAX`]; a name is empty or longer than
+/// [`NAME_MAX`] or a description longer than [`DESC_MAX`]; two states share
+/// a name; a polling state is not at index 0; a non-polling state's exit
+/// latency exceeds its target residency; target residencies decrease.
+pub fn validate(driver: &CStr, states: &[State]) -> Result {
+    let n = states.len();
+    if n == 0 || n > STATE_MAX {
+        pr_err!("cpuidle: {driver}: {n} states, must be 1..={STATE_MAX}\n");
+        return Err(EINVAL);
+    }
+    for (i, s) in states.iter().enumerate() {
+        let name = s.name;
+        let len = name.to_bytes().len();
+        if len == 0 || len > NAME_MAX {
+            pr_err!("cpuidle: {driver}: state {i}: name is {len} bytes, must be 1..={NAME_MAX}\n");
+            return Err(EINVAL);
+        }
+        let dlen = s.desc.to_bytes().len();
+        if dlen > DESC_MAX {
+            pr_err!(
+                "cpuidle: {driver}: state {i} ({name}): desc is {dlen} bytes, max {DESC_MAX}\n"
+            );
+            return Err(EINVAL);
+        }
+        if states[..i]
+            .iter()
+            .any(|p| p.name.to_bytes() == name.to_bytes())
+        {
+            pr_err!("cpuidle: {driver}: state {i} ({name}): duplicate name\n");
+            return Err(EINVAL);
+        }
+        if s.polling() && i != 0 {
+            pr_err!("cpuidle: {driver}: state {i} ({name}): polling state not at index 0\n");
+            return Err(EINVAL);
+        }
+        if matches!(s.enter, Enter::Poll) && !s.polling() {
+            pr_err!("cpuidle: {driver}: state {i} ({name}): poll entry without POLLING flag\n");
+            return Err(EINVAL);
+        }
+        if !s.polling() && s.exit_latency_us > s.target_residency_us {
+            pr_err!(
+                "cpuidle: {driver}: state {i} ({name}): exit latency {} us > target residency {} us\n",
+                s.exit_latency_us,
+                s.target_residency_us
+            );
+            return Err(EINVAL);
+        }
+        if i > 0 && s.target_residency_us < states[i - 1].target_residency_us {
+            pr_err!(
+                "cpuidle: {driver}: state {i} ({name}): target residency {} us below state {}'s {} us\n",
+                s.target_residency_us,
+                i - 1,
+                states[i - 1].target_residency_us
+            );
+            return Err(EINVAL);
+        }
+    }
+    Ok(())
+}
+
+const fn copy_cstr<const N: usize>(s: &CStr) -> [c_char; N] {
+    let src = s.to_bytes();
+    let mut dst = [0 as c_char; N];
+    let mut i = 0;
+    while i < src.len() && i < N - 1 {
+        dst[i] = src[i] as c_char;
+        i += 1;
+    }
+    dst
+}
+
+/// Options of a driver [`Registration`].
+#[derive(Default)]
+pub struct Options {
+    /// Governor to switch to when the driver registers (by name).
+    pub governor: Option<&'static CStr>,
+}
+
+/// A registered cpuidle driver.
+///
+/// Creating it validates the table, fills a heap-allocated
+/// `struct cpuidle_driver` and calls `cpuidle_register()`, which registers
+/// the driver and a device for every possible CPU.  Dropping it calls
+/// `cpuidle_unregister()`.
+///
+/// # Invariants
+///
+/// `drv` is a `struct cpuidle_driver` registered with the cpuidle core
+/// (`cpuidle_register()` succeeded) for the whole life of `self`; it does
+/// not move (it is boxed) and only the core writes to it meanwhile.
+pub struct Registration {
+    drv: KBox<UnsafeCell<bindings::cpuidle_driver>>,
+}
+
+// SAFETY: `Registration` offers no access to the driver; registering and
+// unregistering may happen on any thread.
+unsafe impl Send for Registration {}
+// SAFETY: `Registration` has no methods taking `&self` that touch `drv`.
+unsafe impl Sync for Registration {}
+
+impl Registration {
+    /// Validates `states` and registers a driver called `name` for all
+    /// possible CPUs.
+    pub fn new(
+        name: &'static CStr,
+        states: &[State],
+        opts: Options,
+        module: &'static ThisModule,
+    ) -> Result<Self> {
+        validate(name, states)?;
+        // SAFETY: `cpuidle_driver` is plain C data for which all-zeroes is
+        // a valid (empty) value.
+        let mut raw: bindings::cpuidle_driver = unsafe { core::mem::zeroed() };
+        raw.name = name.as_char_ptr();
+        raw.owner = module.as_ptr();
+        raw.governor = opts.governor.map_or(core::ptr::null(), |g| g.as_char_ptr());
+        raw.state_count = states.len() as c_int;
+        let drv = KBox::new(UnsafeCell::new(raw), GFP_KERNEL)?;
+        for (i, s) in states.iter().enumerate() {
+            let p = drv.get();
+            match s.enter {
+                // SAFETY: `p` points to the valid driver we own; index 0 is
+                // checked by `validate()` for polling states.
+                Enter::Poll => unsafe { bindings::cpuidle_poll_state_init(p) },
+                Enter::C(EnterFn(f)) => {
+                    // SAFETY: `i < STATE_MAX` by `validate()`; we own `*p`.
+                    let st = unsafe { &mut (*p).states[i] };
+                    st.name = copy_cstr(s.name);
+                    st.desc = copy_cstr(s.desc);
+                    st.exit_latency = s.exit_latency_us as c_uint;
+                    st.target_residency = s.target_residency_us as c_uint;
+                    st.exit_latency_ns = s.exit_latency_ns();
+                    st.target_residency_ns = s.target_residency_ns();
+                    st.power_usage = s.power_mw;
+                    st.flags = s.flags.bits();
+                    st.enter = Some(f);
+                }
+            }
+        }
+        // SAFETY: the driver is fully initialised and lives in a box that is
+        // kept until `drop()` unregisters it.
+        to_result(unsafe { bindings::cpuidle_register(drv.get(), core::ptr::null()) })?;
+        // INVARIANT: registered above, boxed.
+        Ok(Self { drv })
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        // SAFETY: by the type invariant the driver is registered.
+        unsafe { bindings::cpuidle_unregister(self.drv.get()) };
+    }
+}
+
+/// Exclusive access to the cpuidle devices: `cpuidle_pause_and_lock()` on
+/// creation, `cpuidle_resume_and_unlock()` on drop.  Used by drivers to
+/// enable or disable a CPU's device, e.g. from CPU hotplug callbacks.
+///
+/// # Invariants
+///
+/// The cpuidle lock is held and idle paused for the life of the guard.
+pub struct PauseGuard(PhantomData<*mut ()>);
+
+impl PauseGuard {
+    /// Pauses cpuidle on all CPUs and takes the cpuidle lock (may sleep).
+    pub fn new() -> Self {
+        // SAFETY: callable from any sleepable context.
+        unsafe { bindings::cpuidle_pause_and_lock() };
+        // INVARIANT: just taken.
+        Self(PhantomData)
+    }
+
+    fn device(cpu: u32) -> Result<*mut bindings::cpuidle_device> {
+        // SAFETY: `cpu` is checked against `nr_cpu_ids` by the helper,
+        // which returns NULL for CPUs without a registered device.
+        let dev = unsafe { bindings::cpuidle_device_of(cpu) };
+        if dev.is_null() {
+            Err(ENODEV)
+        } else {
+            Ok(dev)
+        }
+    }
+
+    /// Enables the cpuidle device of `cpu`.
+    pub fn enable_cpu(&self, cpu: u32) -> Result {
+        let dev = Self::device(cpu)?;
+        // SAFETY: `dev` is a registered device; the lock is held (type
+        // invariant), as `cpuidle_enable_device()` requires.
+        to_result(unsafe { bindings::cpuidle_enable_device(dev) })
+    }
+
+    /// Disables the cpuidle device of `cpu`.
+    pub fn disable_cpu(&self, cpu: u32) -> Result {
+        let dev = Self::device(cpu)?;
+        // SAFETY: as in `enable_cpu()`.
+        unsafe { bindings::cpuidle_disable_device(dev) };
+        Ok(())
+    }
+}
+
+impl Default for PauseGuard {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for PauseGuard {
+    fn drop(&mut self) {
+        // SAFETY: by the type invariant the lock is held by us.
+        unsafe { bindings::cpuidle_resume_and_unlock() };
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Governor side
+// ---------------------------------------------------------------------------
+
+/// A governor's read-only view of the driver's state table.
+///
+/// # Invariants
+///
+/// Wraps a registered `struct cpuidle_driver` whose `state_count` is in
+/// `1..=STATE_MAX`.
+#[repr(transparent)]
+pub struct Driver(Opaque<bindings::cpuidle_driver>);
+
+/// What a governor sees of one idle state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateInfo {
+    /// Exit latency in ns.
+    pub exit_latency_ns: i64,
+    /// Target residency in ns.
+    pub target_residency_ns: i64,
+    /// Flags.
+    pub flags: Flags,
+}
+
+impl Driver {
+    /// # Safety
+    ///
+    /// `ptr` must point to a registered driver that outlives `'a`.
+    unsafe fn from_raw<'a>(ptr: *mut bindings::cpuidle_driver) -> &'a Self {
+        // SAFETY: `Driver` is a transparent wrapper; validity by the caller.
+        unsafe { &*ptr.cast() }
+    }
+
+    /// Number of states.
+    pub fn state_count(&self) -> usize {
+        // SAFETY: the driver is valid (type invariant).
+        let n = unsafe { (*self.0.get()).state_count };
+        (n.max(1) as usize).min(STATE_MAX)
+    }
+
+    /// State `i` (clamped to the last state).
+    pub fn state(&self, i: usize) -> StateInfo {
+        let i = i.min(self.state_count() - 1);
+        // SAFETY: the driver is valid and `i < state_count <= STATE_MAX`.
+        let s = unsafe { &(*self.0.get()).states[i] };
+        StateInfo {
+            exit_latency_ns: s.exit_latency_ns,
+            target_residency_ns: s.target_residency_ns,
+            flags: Flags(s.flags),
+        }
+    }
+}
+
+/// A governor's view of one CPU's cpuidle device.
+///
+/// # Invariants
+///
+/// Wraps a registered `struct cpuidle_device`; the governor callbacks that
+/// receive it run on its CPU (or with the device disabled under the cpuidle
+/// lock), so no one else writes the fields this view exposes meanwhile.
+#[repr(transparent)]
+pub struct Device(Opaque<bindings::cpuidle_device>);
+
+impl Device {
+    /// # Safety
+    ///
+    /// `ptr` must point to a registered device that outlives `'a` and that
+    /// nobody else accesses during `'a`.
+    unsafe fn from_raw<'a>(ptr: *mut bindings::cpuidle_device) -> &'a mut Self {
+        // SAFETY: `Device` is a transparent wrapper; validity by the caller.
+        unsafe { &mut *ptr.cast() }
+    }
+
+    fn raw(&self) -> &bindings::cpuidle_device {
+        // SAFETY: valid by the type invariant.
+        unsafe { &*self.0.get() }
+    }
+
+    fn raw_mut(&mut self) -> &mut bindings::cpuidle_device {
+        // SAFETY: valid and exclusively ours by the type invariant.
+        unsafe { &mut *self.0.get() }
+    }
+
+    /// The CPU of the device.
+    pub fn cpu(&self) -> u32 {
+        self.raw().cpu
+    }
+
+    /// Whether state `i` is disabled, by the user or by the driver.
+    pub fn state_disabled(&self, i: usize) -> bool {
+        i >= STATE_MAX || self.raw().states_usage[i].disable != 0
+    }
+
+    /// Whether the user disabled state `i` through sysfs.
+    pub fn state_disabled_by_user(&self, i: usize) -> bool {
+        i < STATE_MAX
+            && self.raw().states_usage[i].disable
+                & u64::from(bindings::CPUIDLE_STATE_DISABLED_BY_USER)
+                != 0
+    }
+
+    /// Whether the driver disabled state `i`.
+    pub fn state_disabled_by_driver(&self, i: usize) -> bool {
+        i < STATE_MAX
+            && self.raw().states_usage[i].disable
+                & u64::from(bindings::CPUIDLE_STATE_DISABLED_BY_DRIVER)
+                != 0
+    }
+
+    /// How many times state `i` was entered.
+    pub fn usage(&self, i: usize) -> u64 {
+        if i < STATE_MAX {
+            self.raw().states_usage[i].usage
+        } else {
+            0
+        }
+    }
+
+    /// Index of the state entered last, or a negative value.
+    pub fn last_state_idx(&self) -> i32 {
+        self.raw().last_state_idx
+    }
+
+    /// Sets the index of the state entered last.
+    pub fn set_last_state_idx(&mut self, idx: i32) {
+        self.raw_mut().last_state_idx = idx;
+    }
+
+    /// Idle time the core measured for the last state entered, in ns.
+    pub fn last_residency_ns(&self) -> u64 {
+        self.raw().last_residency_ns
+    }
+
+    /// Reads and clears the flag the polling state sets when it hit its
+    /// time limit.
+    pub fn take_poll_time_limit(&mut self) -> bool {
+        let d = self.raw_mut();
+        let v = d.poll_time_limit() != 0;
+        d.set_poll_time_limit(0);
+        v
+    }
+}
+
+/// Proof that the code runs in the idle loop of the current CPU, with IRQs
+/// off, inside a governor's `select()` or `reflect()`.  The tick and PM QoS
+/// queries that are only valid there are methods of this type.
+///
+/// # Invariants
+///
+/// Only created by the governor trampolines, which the idle loop calls.
+pub struct IdleContext {
+    cpu: u32,
+    _not_send: PhantomData<*mut ()>,
+}
+
+/// The time until the next timer event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SleepLength {
+    /// Time until the closest timer event (the tick excluded), in ns.
+    pub duration_ns: i64,
+    /// Time until the next tick, in ns.
+    pub delta_tick_ns: i64,
+}
+
+impl IdleContext {
+    /// The PM QoS latency limit of this CPU in ns: the smallest of its
+    /// resume latency, the global CPU latency QoS and the wakeup latency
+    /// QoS (`cpuidle_governor_latency_req()`).
+    pub fn latency_req_ns(&self) -> i64 {
+        // SAFETY: `cpu` is the current, online CPU (type invariant).
+        unsafe { bindings::cpuidle_governor_latency_req(self.cpu) }
+    }
+
+    /// The sleep length (`tick_nohz_get_sleep_length()`).
+    pub fn sleep_length(&self) -> SleepLength {
+        let mut delta: bindings::ktime_t = 0;
+        // SAFETY: called from the idle loop with IRQs off (type invariant).
+        let d = unsafe { bindings::tick_nohz_get_sleep_length(&mut delta) };
+        SleepLength {
+            duration_ns: d,
+            delta_tick_ns: delta,
+        }
+    }
+
+    /// Whether the tick is stopped on this CPU.
+    pub fn tick_stopped(&self) -> bool {
+        // SAFETY: called on the current CPU with IRQs off (type invariant).
+        unsafe { bindings::tick_nohz_tick_stopped() }
+    }
+
+    /// Whether the last wakeup was by the tick (valid in `reflect()`).
+    pub fn got_tick(&self) -> bool {
+        // SAFETY: called on the current CPU in the idle loop (invariant).
+        unsafe { bindings::tick_nohz_idle_got_tick() }
+    }
+
+    /// The length of a tick in ns (`TICK_NSEC`).
+    pub fn tick_nsec(&self) -> i64 {
+        tick_nsec()
+    }
+}
+
+/// The length of a tick in ns (`TICK_NSEC`).
+///
+/// (Not derived from `bindings::HZ`: bindgen sees the user-space `HZ` of
+/// the uapi headers, not the kernel's `CONFIG_HZ`.)
+pub const fn tick_nsec() -> i64 {
+    bindings::CPUIDLE_TICK_NSEC
+}
+
+/// A cpuidle governor.
+#[vtable]
+pub trait Governor: 'static {
+    /// The governor's name (at most [`NAME_MAX`] bytes, checked at compile
+    /// time).
+    const NAME: &'static CStr;
+    /// Rating: the core picks the highest-rated governor by default.
+    const RATING: u32;
+
+    /// Picks the state to enter on `dev`'s CPU; returns its index (clamped
+    /// to the driver's states) and may set `*stop_tick` to false to keep
+    /// the tick running.
+    fn select(ctx: &IdleContext, drv: &Driver, dev: &mut Device, stop_tick: &mut bool) -> usize;
+
+    /// Called after the CPU woke up from state `index`.
+    fn reflect(_ctx: &IdleContext, _dev: &mut Device, _index: usize) {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Called when the governor starts handling `dev`.
+    fn enable(_drv: &Driver, _dev: &mut Device) -> Result {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Called when the governor stops handling `dev`.
+    fn disable(_drv: &Driver, _dev: &mut Device) {
+        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+}
+
+/// Static storage of a governor, to be registered with
+/// [`GovernorSlot::register`].
+///
+/// The core links a registered governor into its list for good: there is
+/// no unregistration, so the slot must be a `static` and the code built in.
+/// Declare it with `static GOV: GovernorSlot<MyGov> = GovernorSlot::new();`.
+///
+/// # Invariants
+///
+/// The wrapped `cpuidle_governor` holds `T`'s name, rating and trampolines;
+/// after registration only the core touches it (under its lock).
+pub struct GovernorSlot<T: Governor>(Opaque<bindings::cpuidle_governor>, PhantomData<T>);
+
+// SAFETY: after registration the core owns the struct and serialises access
+// to it; the slot offers no method that reads or writes it besides
+// `register()`, which hands it to the core.
+unsafe impl<T: Governor> Sync for GovernorSlot<T> {}
+
+impl<T: Governor> GovernorSlot<T> {
+    /// Creates the slot; fails to compile if `T::NAME` is too long.
+    pub const fn new() -> Self {
+        assert!(
+            T::NAME.to_bytes().len() <= NAME_MAX,
+            "cpuidle governor name too long"
+        );
+        // SAFETY: `cpuidle_governor` is plain C data (a list head, scalars,
+        // function pointers) for which all-zeroes is a valid value.
+        let mut g: bindings::cpuidle_governor = unsafe { core::mem::zeroed() };
+        g.name = copy_cstr(T::NAME);
+        g.rating = T::RATING;
+        g.select = Some(Self::select_callback);
+        g.reflect = if T::HAS_REFLECT {
+            Some(Self::reflect_callback)
+        } else {
+            None
+        };
+        g.enable = if T::HAS_ENABLE {
+            Some(Self::enable_callback)
+        } else {
+            None
+        };
+        g.disable = if T::HAS_DISABLE {
+            Some(Self::disable_callback)
+        } else {
+            None
+        };
+        Self(Opaque::new(g), PhantomData)
+    }
+
+    /// Registers the governor with the cpuidle core.  To be called once,
+    /// from an initcall at postcore level or earlier (see the module docs
+    /// of the governor for why).  Returns `EEXIST` if a governor with this
+    /// name exists.
+    pub fn register(&'static self) -> Result {
+        // SAFETY: the slot is `'static` and fully initialised; the core
+        // takes it over.
+        to_result(unsafe { bindings::cpuidle_register_governor(self.0.get()) })
+    }
+
+    unsafe extern "C" fn select_callback(
+        drv: *mut bindings::cpuidle_driver,
+        dev: *mut bindings::cpuidle_device,
+        stop_tick: *mut bool,
+    ) -> c_int {
+        // SAFETY: the idle loop passes the current CPU's registered driver
+        // and device, used only by this CPU during the call.
+        let (drv, dev) = unsafe { (Driver::from_raw(drv), Device::from_raw(dev)) };
+        // SAFETY: `stop_tick` points to the idle loop's local variable.
+        let stop = unsafe { &mut *stop_tick };
+        // INVARIANT: called by the idle loop of `dev`'s CPU.
+        let ctx = IdleContext {
+            cpu: dev.cpu(),
+            _not_send: PhantomData,
+        };
+        let idx = T::select(&ctx, drv, dev, stop);
+        idx.min(drv.state_count() - 1) as c_int
+    }
+
+    unsafe extern "C" fn reflect_callback(dev: *mut bindings::cpuidle_device, index: c_int) {
+        // SAFETY: as in `select_callback()`.
+        let dev = unsafe { Device::from_raw(dev) };
+        // INVARIANT: called by the idle loop of `dev`'s CPU.
+        let ctx = IdleContext {
+            cpu: dev.cpu(),
+            _not_send: PhantomData,
+        };
+        T::reflect(&ctx, dev, index.max(0) as usize)
+    }
+
+    unsafe extern "C" fn enable_callback(
+        drv: *mut bindings::cpuidle_driver,
+        dev: *mut bindings::cpuidle_device,
+    ) -> c_int {
+        // SAFETY: the core passes a registered driver and a device it is
+        // enabling under the cpuidle lock.
+        let (drv, dev) = unsafe { (Driver::from_raw(drv), Device::from_raw(dev)) };
+        match T::enable(drv, dev) {
+            Ok(()) => 0,
+            Err(e) => e.to_errno(),
+        }
+    }
+
+    unsafe extern "C" fn disable_callback(
+        drv: *mut bindings::cpuidle_driver,
+        dev: *mut bindings::cpuidle_device,
+    ) {
+        // SAFETY: as in `enable_callback()`.
+        let (drv, dev) = unsafe { (Driver::from_raw(drv), Device::from_raw(dev)) };
+        T::disable(drv, dev)
+    }
+}
+
+impl<T: Governor> Default for GovernorSlot<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! PM quality of service: CPU latency limits.
+//!
+//! Two kinds of latency request, both removed when dropped:
+//! - [`CpuLatencyRequest`]: the global CPU latency QoS (what
+//!   `/dev/cpu_dma_latency` sets), which caps the exit latency of the idle
+//!   states every CPU may enter;
+//! - [`ResumeLatencyRequest`]: the resume latency of one CPU's device (what
+//!   `/sys/devices/system/cpu/cpuN/power/pm_qos_resume_latency_us` sets),
+//!   which caps only that CPU.
+//!
+//! C headers: [`include/linux/pm_qos.h`](srctree/include/linux/pm_qos.h)
+
+use crate::{
+    bindings,
+    error::{code::*, to_result, Result},
+    prelude::*,
+    types::Opaque,
+};
+
+/// "No constraint" for a resume latency (`PM_QOS_RESUME_LATENCY_NO_CONSTRAINT`).
+pub const NO_CONSTRAINT: i32 = i32::MAX;
+
+/// The effective global CPU latency limit in microseconds
+/// (`cpu_latency_qos_limit()`).
+pub fn cpu_latency_limit_us() -> i32 {
+    // SAFETY: reads a PM QoS aggregate; callable from any context.
+    unsafe { bindings::cpu_latency_qos_limit() }
+}
+
+/// A request on the global CPU latency QoS.
+///
+/// # Invariants
+///
+/// `req` has been added with `cpu_latency_qos_add_request()` and is active
+/// until `drop()` removes it; it never moves (boxed).
+pub struct CpuLatencyRequest {
+    req: Pin<KBox<Opaque<bindings::pm_qos_request>>>,
+}
+
+// SAFETY: the request may be updated and removed from any thread; the PM QoS
+// core serialises them.
+unsafe impl Send for CpuLatencyRequest {}
+// SAFETY: `&self` methods do not touch the request.
+unsafe impl Sync for CpuLatencyRequest {}
+
+impl CpuLatencyRequest {
+    /// Adds a request that the CPU latency stays at or below `latency_us`.
+    /// `EINVAL` for a negative value.
+    pub fn new(latency_us: i32) -> Result<Self> {
+        if latency_us < 0 {
+            return Err(EINVAL);
+        }
+        // SAFETY: all-zeroes is the documented initial (inactive) state of a
+        // `pm_qos_request`.
+        let req = KBox::pin(Opaque::new(unsafe { core::mem::zeroed() }), GFP_KERNEL)?;
+        // SAFETY: `req` is zeroed, pinned and outlives the request.
+        unsafe { bindings::cpu_latency_qos_add_request(req.get(), latency_us) };
+        // SAFETY: `req` was just added.
+        if !unsafe { bindings::cpu_latency_qos_request_active(req.get()) } {
+            return Err(EINVAL);
+        }
+        // INVARIANT: added and active.
+        Ok(Self { req })
+    }
+
+    /// Changes the requested latency.
+    pub fn update(&mut self, latency_us: i32) -> Result {
+        if latency_us < 0 {
+            return Err(EINVAL);
+        }
+        // SAFETY: active by the type invariant.
+        unsafe { bindings::cpu_latency_qos_update_request(self.req.get(), latency_us) };
+        Ok(())
+    }
+}
+
+impl Drop for CpuLatencyRequest {
+    fn drop(&mut self) {
+        // SAFETY: active by the type invariant.
+        unsafe { bindings::cpu_latency_qos_remove_request(self.req.get()) };
+    }
+}
+
+fn cpu_device(cpu: u32) -> Result<*mut bindings::device> {
+    // SAFETY: `get_cpu_device()` checks `cpu` and returns NULL for CPUs
+    // without a device.
+    let dev = unsafe { bindings::get_cpu_device(cpu) };
+    if dev.is_null() {
+        Err(ENODEV)
+    } else {
+        Ok(dev)
+    }
+}
+
+/// The effective resume latency limit of `cpu`'s device in microseconds,
+/// [`NO_CONSTRAINT`] if there is none (`dev_pm_qos_raw_resume_latency()`).
+pub fn resume_latency_us(cpu: u32) -> Result<i32> {
+    let dev = cpu_device(cpu)?;
+    // SAFETY: `dev` is a CPU device, which is never freed.
+    Ok(unsafe { bindings::dev_pm_qos_raw_resume_latency(dev) })
+}
+
+/// A resume-latency request on one CPU's device.
+///
+/// # Invariants
+///
+/// `req` has been added with `dev_pm_qos_add_request()` on the device of
+/// `cpu` and stays there until `drop()` removes it; it never moves.
+pub struct ResumeLatencyRequest {
+    req: Pin<KBox<Opaque<bindings::dev_pm_qos_request>>>,
+    cpu: u32,
+}
+
+// SAFETY: requests may be updated and removed from any (sleepable) thread.
+unsafe impl Send for ResumeLatencyRequest {}
+// SAFETY: `&self` methods only read `cpu`.
+unsafe impl Sync for ResumeLatencyRequest {}
+
+impl ResumeLatencyRequest {
+    /// Requests that `cpu` resume within `latency_us` microseconds (0: as
+    /// fast as possible).  May sleep.  `ENODEV` for a CPU without a
+    /// device, `EINVAL` for a negative latency.
+    pub fn new(cpu: u32, latency_us: i32) -> Result<Self> {
+        if latency_us < 0 {
+            return Err(EINVAL);
+        }
+        let dev = cpu_device(cpu)?;
+        // SAFETY: all-zeroes is the initial (inactive) state.
+        let req = KBox::pin(Opaque::new(unsafe { core::mem::zeroed() }), GFP_KERNEL)?;
+        // SAFETY: `dev` is a CPU device; `req` is zeroed, pinned and outlives
+        // the request.
+        let ret = unsafe {
+            bindings::dev_pm_qos_add_request(
+                dev,
+                req.get(),
+                bindings::dev_pm_qos_req_type_DEV_PM_QOS_RESUME_LATENCY,
+                latency_us,
+            )
+        };
+        to_result(ret)?;
+        // INVARIANT: added above.
+        Ok(Self { req, cpu })
+    }
+
+    /// The CPU this request applies to.
+    pub fn cpu(&self) -> u32 {
+        self.cpu
+    }
+
+    /// Changes the requested latency.  May sleep.
+    pub fn update(&mut self, latency_us: i32) -> Result {
+        if latency_us < 0 {
+            return Err(EINVAL);
+        }
+        // SAFETY: added by the type invariant.
+        let ret = unsafe { bindings::dev_pm_qos_update_request(self.req.get(), latency_us) };
+        to_result(ret)
+    }
+}
+
+impl Drop for ResumeLatencyRequest {
+    fn drop(&mut self) {
+        // SAFETY: added by the type invariant.
+        unsafe { bindings::dev_pm_qos_remove_request(self.req.get()) };
+    }
+}
