@@ -792,3 +792,107 @@ impl<T: Governor> Default for GovernorSlot<T> {
         Self::new()
     }
 }
+
+#[cfg(CONFIG_RUST_CPUIDLE_KUNIT_TEST)]
+#[macros::kunit_tests(rust_cpuidle)]
+mod tests {
+    use super::*;
+
+    unsafe extern "C" fn never_entered(
+        _dev: *mut bindings::cpuidle_device,
+        _drv: *mut bindings::cpuidle_driver,
+        index: c_int,
+    ) -> c_int {
+        index
+    }
+
+    fn c(name: &'static CStr, exit: u32, residency: u32) -> State {
+        // SAFETY: the routine is never registered nor called.
+        let f = unsafe { EnterFn::new(never_entered) };
+        State::new(name, c"test state", exit, residency, Enter::C(f))
+    }
+
+    fn poll() -> State {
+        State::new(c"POLL", c"poll", 0, 0, Enter::Poll)
+    }
+
+    fn check(states: &[State]) -> Result {
+        validate(c"test", states)
+    }
+
+    #[test]
+    fn valid_tables_pass() {
+        assert!(check(&[c"WFI".into_state(1, 1)]).is_ok());
+        assert!(check(&[poll(), c"C1".into_state(2, 2), c"C6".into_state(133, 600)]).is_ok());
+        // Equal residencies are allowed (non-decreasing).
+        assert!(check(&[c"A".into_state(1, 10), c"B".into_state(5, 10)]).is_ok());
+    }
+
+    #[test]
+    fn count_out_of_range_is_einval() {
+        assert_eq!(check(&[]), Err(EINVAL));
+        let many = [c"S".into_state(1, 1); STATE_MAX + 1];
+        assert_eq!(check(&many), Err(EINVAL));
+    }
+
+    #[test]
+    fn residency_must_not_decrease() {
+        let t = [c"A".into_state(1, 100), c"B".into_state(1, 99)];
+        assert_eq!(check(&t), Err(EINVAL));
+    }
+
+    #[test]
+    fn exit_latency_above_residency_is_einval_unless_polling() {
+        assert_eq!(check(&[c"A".into_state(11, 10)]), Err(EINVAL));
+        let p = State::new(c"P", c"p", 5, 1, Enter::Poll);
+        assert!(check(&[p]).is_ok());
+    }
+
+    #[test]
+    fn polling_only_at_index_0() {
+        assert_eq!(check(&[c"A".into_state(1, 1), poll()]), Err(EINVAL));
+        let flagged = c"B".into_state(1, 1).flags(Flags::POLLING);
+        assert_eq!(check(&[c"A".into_state(1, 1), flagged]), Err(EINVAL));
+    }
+
+    #[test]
+    fn names_unique_and_sized() {
+        assert_eq!(
+            check(&[c"A".into_state(1, 1), c"A".into_state(2, 2)]),
+            Err(EINVAL)
+        );
+        assert_eq!(check(&[c"".into_state(1, 1)]), Err(EINVAL));
+        assert!(check(&[c"fifteen-bytes-x".into_state(1, 1)]).is_ok());
+        assert_eq!(check(&[c"sixteen-bytes-xx".into_state(1, 1)]), Err(EINVAL));
+        let long_desc = State::new(c"D", c"a description of exactly 32 byte", 1, 1, Enter::Poll);
+        assert_eq!(check(&[long_desc]), Err(EINVAL));
+        let max_desc = State::new(c"D", c"a description of just 31 bytes.", 1, 1, Enter::Poll);
+        assert!(check(&[max_desc]).is_ok());
+    }
+
+    #[test]
+    fn units_and_flags() {
+        assert_eq!(us_to_ns(0), 0);
+        assert_eq!(us_to_ns(1000), 1_000_000);
+        assert_eq!(us_to_ns(u32::MAX), u32::MAX as i64 * 1000);
+        let s = c"X".into_state(100, 1000).power(50);
+        assert_eq!(s.exit_latency_ns(), 100_000);
+        assert_eq!(s.target_residency_ns(), 1_000_000);
+        assert_eq!(Flags::driver(0).bits(), 1 << 16);
+        assert_eq!(Flags::driver(15).bits(), 1 << 31);
+        assert!((Flags::TIMER_STOP | Flags::driver(1)).contains(Flags::TIMER_STOP));
+        assert_eq!(Flags::POLLING.bits(), 1);
+        assert_eq!(Flags::RCU_IDLE.bits(), 1 << 6);
+        assert!(tick_nsec() > 0);
+    }
+
+    trait IntoState {
+        fn into_state(self, exit: u32, residency: u32) -> State;
+    }
+
+    impl IntoState for &'static CStr {
+        fn into_state(self, exit: u32, residency: u32) -> State {
+            c(self, exit, residency)
+        }
+    }
+}

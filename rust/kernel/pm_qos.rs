@@ -166,3 +166,49 @@ impl Drop for ResumeLatencyRequest {
         unsafe { bindings::dev_pm_qos_remove_request(self.req.get()) };
     }
 }
+
+#[cfg(CONFIG_RUST_CPUIDLE_KUNIT_TEST)]
+#[macros::kunit_tests(rust_pm_qos)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_latency_request_lifecycle() {
+        let before = cpu_latency_limit_us();
+        let req = CpuLatencyRequest::new(7);
+        assert!(req.is_ok());
+        let mut req = req.unwrap_or_else(|_| unreachable!());
+        assert_eq!(cpu_latency_limit_us(), before.min(7));
+        assert_eq!(req.update(3), Ok(()));
+        assert_eq!(cpu_latency_limit_us(), before.min(3));
+        assert_eq!(req.update(-1), Err(EINVAL));
+        drop(req);
+        assert_eq!(cpu_latency_limit_us(), before);
+        assert!(CpuLatencyRequest::new(-5).is_err());
+    }
+
+    #[test]
+    fn resume_latency_request_is_per_cpu() {
+        let cpu0_before = resume_latency_us(0);
+        assert!(cpu0_before.is_ok());
+        let cpu0_before = cpu0_before.unwrap_or(0);
+        let req = ResumeLatencyRequest::new(0, 11);
+        assert!(req.is_ok());
+        let mut req = req.unwrap_or_else(|_| unreachable!());
+        assert_eq!(req.cpu(), 0);
+        assert_eq!(resume_latency_us(0), Ok(cpu0_before.min(11)));
+        // SAFETY: reading an aggregate for an online CPU.
+        let gov = unsafe { bindings::cpuidle_governor_latency_req(0) };
+        assert!(gov <= 11_000);
+        assert_eq!(req.update(5), Ok(()));
+        assert_eq!(resume_latency_us(0), Ok(cpu0_before.min(5)));
+        // SAFETY: `nr_cpu_ids` is set at boot and only read here.
+        if unsafe { bindings::nr_cpu_ids } > 1 {
+            assert_eq!(resume_latency_us(1), Ok(NO_CONSTRAINT));
+        }
+        drop(req);
+        assert_eq!(resume_latency_us(0), Ok(cpu0_before));
+        assert_eq!(ResumeLatencyRequest::new(u32::MAX, 1).err(), Some(ENODEV));
+        assert_eq!(ResumeLatencyRequest::new(0, -1).err(), Some(EINVAL));
+    }
+}
