@@ -50,7 +50,7 @@ fi
 manifest=$TREE/.rcpuidle-links
 touch "$manifest"
 cur=$(mktemp)
-(cd "$TOP" && find rust drivers -type f \( -name '*.rs' -o -name '*.c' -o -name '*.h' -o -name 'Kconfig*' -o -name 'Makefile' \) 2>/dev/null | sort) >"$cur"
+(cd "$TOP" && find rust drivers samples -type f \( -name '*.rs' -o -name '*.c' -o -name '*.h' -o -name 'Kconfig*' -o -name 'Makefile' \) 2>/dev/null | sort) >"$cur"
 # drop links to files that left the project
 comm -23 <(sort "$manifest") "$cur" | while read -r f; do
 	[ -L "$TREE/$f" ] && rm -f "$TREE/$f" && echo "graft: unlinked $f"

@@ -142,7 +142,9 @@ impl EnterFn {
 #[derive(Clone, Copy)]
 pub enum Enter {
     /// The core's polling loop (`cpuidle_poll_state_init()`): index 0 only,
-    /// implies [`Flags::POLLING`].
+    /// implies [`Flags::POLLING`].  Only where the architecture has
+    /// `ARCH_HAS_CPU_RELAX`; elsewhere [`Registration::new`] fails with
+    /// `EINVAL`.
     Poll,
     /// A C `__cpuidle` routine.
     C(EnterFn),
@@ -345,7 +347,14 @@ impl Registration {
             match s.enter {
                 // SAFETY: `p` points to the valid driver we own; index 0 is
                 // checked by `validate()` for polling states.
+                #[cfg(CONFIG_ARCH_HAS_CPU_RELAX)]
                 Enter::Poll => unsafe { bindings::cpuidle_poll_state_init(p) },
+                // The core's polling state needs `cpu_relax()` support.
+                #[cfg(not(CONFIG_ARCH_HAS_CPU_RELAX))]
+                Enter::Poll => {
+                    pr_err!("cpuidle: {name}: no polling state on this architecture\n");
+                    return Err(EINVAL);
+                }
                 Enter::C(EnterFn(f)) => {
                     // SAFETY: `i < STATE_MAX` by `validate()`; we own `*p`.
                     let st = unsafe { &mut (*p).states[i] };

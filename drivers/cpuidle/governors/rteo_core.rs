@@ -560,6 +560,10 @@ mod tests {
     use super::testing::*;
     use super::*;
 
+    fn fresh() -> Teo {
+        Teo::ZERO
+    }
+
     #[test]
     fn decay_loses_an_eighth_and_floors_to_zero() {
         let mut m = PULSE;
@@ -574,7 +578,7 @@ mod tests {
     fn all_states_disabled_uses_state0_and_keeps_tick() {
         let mut env = TestEnv::new(&X86_LIKE);
         env.disabled = 0b1111;
-        let d = Teo::ZERO.select(&mut env);
+        let d = fresh().select(&mut env);
         assert_eq!(
             d,
             Decision {
@@ -589,7 +593,7 @@ mod tests {
     fn single_enabled_state_is_used() {
         let mut env = TestEnv::new(&X86_LIKE);
         env.disabled = 0b1011; // only C1E
-        let d = Teo::ZERO.select(&mut env);
+        let d = fresh().select(&mut env);
         // 20 us residency is shorter than a tick: the tick stays.
         assert_eq!(
             d,
@@ -599,7 +603,7 @@ mod tests {
             }
         );
         env.disabled = 0b0111; // only C6, still shorter than a tick
-        assert_eq!(Teo::ZERO.select(&mut env).idx, 3);
+        assert_eq!(fresh().select(&mut env).idx, 3);
     }
 
     #[test]
@@ -630,7 +634,7 @@ mod tests {
         // A state deeper than a tick stops it at once.
         let mut env = TestEnv::new(&MVEBU_XP);
         assert_eq!(
-            Teo::ZERO.select(&mut env),
+            fresh().select(&mut env),
             Decision {
                 idx: 2,
                 stop_tick: true
@@ -643,20 +647,20 @@ mod tests {
         for (limit_us, want) in [(0, 0), (5, 1), (50, 2), (133, 3)] {
             let mut env = TestEnv::new(&X86_LIKE);
             env.latency_req_ns = limit_us * NSEC_PER_USEC;
-            let d = Teo::ZERO.select(&mut env);
+            let d = fresh().select(&mut env);
             assert_eq!(d.idx, want);
             assert!(X86_LIKE[d.idx].exit_latency_ns <= env.latency_req_ns);
         }
         let mut env = TestEnv::new(&MVEBU_XP);
         env.latency_req_ns = 999 * NSEC_PER_USEC;
-        assert_eq!(Teo::ZERO.select(&mut env).idx, 1);
+        assert_eq!(fresh().select(&mut env).idx, 1);
     }
 
     #[test]
     fn near_timer_picks_a_state_that_fits() {
         let mut env = TestEnv::new(&X86_LIKE);
         env.sleep.duration_ns = 5_000;
-        let d = Teo::ZERO.select(&mut env);
+        let d = fresh().select(&mut env);
         assert_eq!(
             d,
             Decision {
@@ -670,7 +674,7 @@ mod tests {
     fn due_timer_polls_with_the_tick_running() {
         let mut env = TestEnv::new(&X86_LIKE);
         env.sleep.duration_ns = -1_000;
-        let d = Teo::ZERO.select(&mut env);
+        let d = fresh().select(&mut env);
         assert_eq!(
             d,
             Decision {

@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host tests: cargo test of the pure Rust code the kernel shares, rustfmt
+# of every project .rs file (kernel style), checkpatch of the C files.
+# Prints "host: N passed, N failed, N skipped".
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
+export PATH="$HOME/.cargo/bin:$PATH"
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$CACHE/cargo-target}
+p=0 f=0 s=0
+for crate in "$TOP"/governors/*/Cargo.toml; do
+	[ -f "$crate" ] || continue
+	out=$(cargo test --quiet --manifest-path "$crate" 2>&1)
+	rc=$?
+	echo "$out" | grep -E '^test result|FAILED|panicked' | sed 's/^/  /'
+	while read -r np nf ni; do
+		p=$((p + np)); f=$((f + nf)); s=$((s + ni))
+	done < <(echo "$out" | sed -nE 's/^test result: [a-zA-Z]+\. ([0-9]+) passed; ([0-9]+) failed; ([0-9]+) ignored.*/\1 \2 \3/p')
+	[ $rc = 0 ] || { echo "host: cargo test failed for $crate"; f=$((f + 1)); }
+	echo "host: cargo test $(basename "$(dirname "$crate")")"
+done
+
+cfg=$(ls "$CACHE"/tree/linux-*/.rustfmt.toml 2>/dev/null | head -n1)
+rs=$(cd "$TOP" && find rust drivers samples governors -name '*.rs' -not -path '*/target/*' 2>/dev/null)
+if (cd "$TOP" && rustfmt --check --edition 2021 ${cfg:+--config-path "$cfg"} $rs >/dev/null 2>&1); then
+	echo "host: rustfmt clean"; p=$((p + 1))
+else
+	echo "host: rustfmt differences:"; (cd "$TOP" && rustfmt --check --edition 2021 ${cfg:+--config-path "$cfg"} $rs | head -n 20); f=$((f + 1))
+fi
+
+tree=$(ls -d "$CACHE"/tree/linux-* 2>/dev/null | head -n1)
+if [ -n "$tree" ] && [ -x "$tree/scripts/checkpatch.pl" ]; then
+	cfiles=$(cd "$TOP" && find rust/helpers drivers samples -name '*.[ch]' 2>/dev/null)
+	if (cd "$TOP" && "$tree/scripts/checkpatch.pl" --no-tree --quiet --terse --strict -f $cfiles); then
+		echo "host: checkpatch clean ($(echo $cfiles | wc -w) C files)"; p=$((p + 1))
+	else
+		echo "host: checkpatch complaints"; f=$((f + 1))
+	fi
+else
+	echo "host: checkpatch skipped (no kernel tree yet)"; s=$((s + 1))
+fi
+echo "host: $p passed, $f failed, $s skipped"
+[ $f = 0 ]
