@@ -3,6 +3,7 @@
 # rcpuidle: Rust CPU-idle drivers, governor and tests for Linux 7.3.
 #
 #   make              build the x86_64 kernel, boot it, show idle at work
+#   make run ARCH=ppc64le   the same on pseries (real snooze/CEDE driver)
 #   make check        host tests + build/boot/KUnit/kselftests per arch
 #   make check ARCH=x86_64|ppc64le|armv7
 #   make kernel|modules [ARCH=..]   build only
@@ -25,11 +26,14 @@ all: run
 setup:
 	@$(S)/setup.sh
 
+RUN_ARCH = $(if $(ARCH),$(ARCH),x86_64)
+RUN_CPIO = $${RCPUIDLE_CACHE:-$$HOME/.cache/rcpuidle}/run-$(RUN_ARCH).cpio
+
 run: setup
-	@$(S)/build.sh x86_64
-	@$(S)/mkinitramfs.sh x86_64 $${RCPUIDLE_CACHE:-$$HOME/.cache/rcpuidle}/run-x86_64.cpio
-	@$(S)/boot.sh x86_64 run $${RCPUIDLE_CACHE:-$$HOME/.cache/rcpuidle}/run-x86_64.cpio \
-		$${RCPUIDLE_CACHE:-$$HOME/.cache/rcpuidle}/logs/x86_64-run.log 600 | \
+	@$(S)/build.sh $(RUN_ARCH)
+	@$(S)/mkinitramfs.sh $(RUN_ARCH) $(RUN_CPIO)
+	@$(S)/boot.sh $(RUN_ARCH) run $(RUN_CPIO) \
+		$${RCPUIDLE_CACHE:-$$HOME/.cache/rcpuidle}/logs/$(RUN_ARCH)-run.log 600 | \
 		sed -n '/^== cpuidle ==/,/^rcpuidle: done/p'
 
 check: setup

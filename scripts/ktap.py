@@ -128,14 +128,19 @@ def main():
         if e not in kunit and e not in ksft:
             bad.append("expected suite %s did not report" % e)
             nfail += 1
+    # Run-level errors each count as one failed test, so that the summary
+    # line never reads "0 failed" for a red run.
     for i, line in enumerate(lines):
         if SPLAT_RE.search(line):
             bad.append("console splat at line %d: %s" % (i + 1, line.strip()))
+            nfail += 1
             break
     if a.qemu_rc == 124 or a.qemu_rc == 137:
         bad.append("guest timed out (killed)")
+        nfail += 1
     if not any(l.strip() == "rcpuidle: done" for l in lines):
         bad.append("guest did not finish (no 'rcpuidle: done' on the console)")
+        nfail += 1
     for b in bad:
         print("%s: ERROR: %s" % (a.arch, b))
     print("%s: %d passed, %d failed, %d skipped" % (a.arch, npass, nfail, nskip))
