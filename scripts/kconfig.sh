@@ -8,8 +8,10 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 arch_setup "$1"
 
-frags=("$TOP/configs/common.config" "$TOP/configs/$1.config" "$TOP/configs/project.config")
+# later fragments override earlier ones: an arch may opt out of a debug option
+frags=("$TOP/configs/common.config")
 [ "$PROFILE" = debug ] && frags+=("$TOP/configs/debug.config")
+frags+=("$TOP/configs/$1.config" "$TOP/configs/project.config")
 stamp=$(cat "${frags[@]}" "$TREE/.rcpuidle-applied.patch" 2>/dev/null | sha256sum | cut -c1-16)
 if [ -f "$BUILD/.config" ] && [ "$(cat "$BUILD/.rcpuidle-config" 2>/dev/null)" = "$stamp" ]; then
 	exit 0
@@ -38,15 +40,21 @@ for i in 1 2; do
 	"${KMAKE[@]}" -s olddefconfig >/dev/null
 done
 bad=0
+declare -A want from
 for f in "${frags[@]}"; do
 	while IFS== read -r k v; do
-		if [ "$v" = n ]; then
-			grep -q "^$k=" "$BUILD/.config" && { echo "kconfig: $k is set, wanted n"; bad=1; }
-		elif ! grep -qx "$k=$v" "$BUILD/.config"; then
-			echo "kconfig: $k=$v requested by $(basename "$f") but not set (unmet dependency?)"
-			bad=1
-		fi
+		want[$k]=$v
+		from[$k]=$(basename "$f")
 	done < <(grep -E '^CONFIG_' "$f" || true)
+done
+for k in "${!want[@]}"; do
+	v=${want[$k]}
+	if [ "$v" = n ]; then
+		grep -q "^$k=" "$BUILD/.config" && { echo "kconfig: $k is set, ${from[$k]} wants it off"; bad=1; }
+	elif ! grep -qx "$k=$v" "$BUILD/.config"; then
+		echo "kconfig: $k=$v requested by ${from[$k]} but not set (unmet dependency?)"
+		bad=1
+	fi
 done
 [ $bad = 0 ] || die "kernel configuration for $1 is incomplete"
 echo "$stamp" >"$BUILD/.rcpuidle-config"

@@ -12,8 +12,8 @@ arch_setup "$arch"
 
 case "$arch" in
 x86_64)  bb=/bin/busybox ;;
-ppc64le) bb=$CACHE/pkg/busybox-ppc64le/bin/busybox ;;
-armv7)   bb=$CACHE/pkg/busybox-armv7/bin/busybox ;;
+ppc64le) bb=$CACHE/pkg/busybox-ppc64le/usr/bin/busybox ;;
+armv7)   bb=$CACHE/pkg/busybox-armv7/usr/bin/busybox ;;
 esac
 [ -x "$bb" ] || die "no busybox for $arch at $bb (run 'make setup')"
 
