@@ -23,7 +23,6 @@ mkdir -p "$root"/{bin,lib/modules,etc/rcpuidle,usr/share/rcpuidle,selftests/cpui
 cp "$bb" "$root/bin/busybox"
 install -m 755 "$TOP/scripts/guest-init.sh" "$root/init"
 install -m 755 "$TOP/scripts/show.sh" "$root/usr/share/rcpuidle/show.sh"
-find "$BUILD" -name '*.ko' -newer "$BUILD/.config" -exec cp {} "$root/lib/modules/" \; 2>/dev/null || true
 find "$BUILD" -name '*.ko' -exec cp {} "$root/lib/modules/" \; 2>/dev/null || true
 if [ -d "$TOP/selftests/cpuidle" ]; then
 	cp -r "$TOP"/selftests/cpuidle/. "$root/selftests/cpuidle/"
