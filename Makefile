@@ -62,8 +62,8 @@ clippy: setup
 patches: setup
 	@$(S)/patches.sh export $(CURDIR)/out/patches
 
-parity:
-	@$(S)/parity.sh
+parity: setup
+	@$(S)/parity.sh --periods $(or $(PERIODS),2000000)
 
 clean:
 	rm -rf out governors/target

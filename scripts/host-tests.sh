@@ -22,8 +22,21 @@ for crate in "$TOP"/governors/*/Cargo.toml; do
 	echo "host: cargo test $(basename "$(dirname "$crate")")"
 done
 
+# rteo vs the kernel's teo.c: a fixed-seed subset (make parity runs more),
+# then the mutants that prove the harness can fail
+if out=$("$TOP/scripts/parity.sh" --periods 400000 --seed 0x5eed0001 2>&1); then
+	echo "host: $(echo "$out" | grep 'periods compared')"; p=$((p + 1))
+else
+	echo "$out" | tail -n 5; f=$((f + 1))
+fi
+if out=$("$TOP/scripts/parity.sh" --mutants 2>&1); then
+	echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
+else
+	echo "$out" | grep -v caught; f=$((f + 1))
+fi
+
 cfg=$(ls "$CACHE"/tree/linux-*/.rustfmt.toml 2>/dev/null | head -n1)
-rs=$(cd "$TOP" && find rust drivers samples governors -name '*.rs' -not -path '*/target/*' 2>/dev/null)
+rs=$(cd "$TOP" && find rust drivers samples governors tools -name '*.rs' -not -path '*/target/*' 2>/dev/null)
 if (cd "$TOP" && rustfmt --check --edition 2021 ${cfg:+--config-path "$cfg"} $rs >/dev/null 2>&1); then
 	echo "host: rustfmt clean"; p=$((p + 1))
 else

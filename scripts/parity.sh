@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# parity.sh [--periods N] [--seed S]: replay idle periods into the kernel's
+#     teo.c and rteo's core (tools/cpuidle-parity) and compare every step.
+# parity.sh --mutants [--periods N]: check that the harness can fail: each
+#     mutant below (one changed comparison or constant in a scratch copy of
+#     rteo_core.rs) must produce a mismatch.
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
+export PATH="$HOME/.cargo/bin:$PATH"
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$CACHE/cargo-target}
+
+harness() { # SRC-ROOT ARGS...
+	local root=$1
+	shift
+	cargo build --quiet --release --manifest-path "$root/tools/cpuidle-parity/Cargo.toml" || return 2
+	"$CARGO_TARGET_DIR/release/cpuidle-parity" "$@"
+}
+
+if [ "${1:-}" != --mutants ]; then
+	harness "$TOP" "$@"
+	exit $?
+fi
+shift
+periods=360000
+[ "${1:-}" = --periods ] && periods=$2
+
+# 'sed expression' lines; each changes one decision of the core.  Not
+# listed: '3 * total_tick > 2 * total' -> '>=', which differs only when the
+# decayed sums meet exactly; no run of the generators has produced that.
+MUTANTS=(
+	's/prev.intercepts >= intercept_max/prev.intercepts > intercept_max/'
+	's/if measured_ns <= env.tick_nsec()/if measured_ns < env.tick_nsec()/'
+	's/if m >= lat_ns {/if m > lat_ns {/'
+	's/m -= lat_ns \/ 2;/m -= lat_ns;/'
+	's/if s.target_residency_ns <= measured_ns {/if s.target_residency_ns < measured_ns {/'
+	's/&& d > 2 \* tick_nsec/\&\& d >= 2 * tick_nsec/'
+	's/^pub const DECAY_SHIFT: u32 = 3;/pub const DECAY_SHIFT: u32 = 2;/'
+	's/(2u32.wrapping_mul(self.short_idles) >= self.total/(2u32.wrapping_mul(self.short_idles) > self.total/'
+	's/|| latency_req < LATENCY_THRESHOLD_NS)/|| latency_req <= LATENCY_THRESHOLD_NS)/'
+	's/target_residency_ns > delta_tick {/target_residency_ns >= delta_tick {/'
+	's/&& i <= intercept_max_idx {/\&\& i < intercept_max_idx {/'
+	's/(!env.states()\[idx\].polling \&\& duration_ns >= tick_nsec)/(!env.states()[idx].polling \&\& duration_ns > tick_nsec)/'
+	's/if env.states()\[idx\].target_residency_ns > d {/if env.states()[idx].target_residency_ns >= d {/'
+	's/self.sleep_length_ns.wrapping_sub(measured_ns) < lat_ns \/ 2/self.sleep_length_ns.wrapping_sub(measured_ns) <= lat_ns \/ 2/'
+)
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+export CARGO_TARGET_DIR=$scratch/target
+mkdir -p "$scratch/drivers/cpuidle/governors"
+cp -r "$TOP/governors" "$TOP/tools" "$scratch/"
+rm -rf "$scratch"/governors/*/target "$scratch"/tools/*/target
+core=$scratch/drivers/cpuidle/governors/rteo_core.rs
+caught=0 total=0 applied=0
+for m in "${MUTANTS[@]}"; do
+	total=$((total + 1))
+	sed "$m" "$TOP/drivers/cpuidle/governors/rteo_core.rs" >"$core"
+	if cmp -s "$core" "$TOP/drivers/cpuidle/governors/rteo_core.rs"; then
+		echo "mutant $total: did not apply: $m"
+		continue
+	fi
+	applied=$((applied + 1))
+	out=$(harness "$scratch" --periods "$periods" 2>&1)
+	if echo "$out" | grep -qE ', [1-9][0-9]* mismatches'; then
+		caught=$((caught + 1))
+		echo "mutant $total: caught ($(echo "$out" | grep 'first mismatch' | cut -c1-90))"
+	else
+		echo "mutant $total: NOT caught: $m"
+	fi
+done
+echo "parity mutants: $caught of $total caught ($applied applied)"
+[ "$caught" = "$total" ]
