@@ -20,7 +20,14 @@ fi
 govs=$(cat "$CPUIDLE/available_governors")
 n=0
 for g in $govs; do n=$((n + 1)); done
-ktap_set_plan $((n + 4))
+ktap_set_plan $((2 * n + 4))
+
+# sum of the usage counters of every state of every CPU
+usage_sum() {
+	cat /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state*/usage 2>/dev/null |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+driver=$(cat "$CPUIDLE/current_driver" 2>/dev/null)
 
 orig=$(cat "$CPUIDLE/current_governor")
 
@@ -36,6 +43,18 @@ for g in $govs; do
 		ktap_test_pass "switch to $g reads back"
 	else
 		ktap_test_fail "switch to $g: current_governor is $(cat "$CPUIDLE/current_governor")"
+	fi
+	if [ -z "$driver" ] || [ "$driver" = none ]; then
+		ktap_test_skip "idle entries under $g: no cpuidle driver"
+		continue
+	fi
+	before=$(usage_sum)
+	sleep 1
+	after=$(usage_sum)
+	if [ "$after" -gt "$before" ]; then
+		ktap_test_pass "idle entries under $g on $driver ($before -> $after)"
+	else
+		ktap_test_fail "no idle entries in 1 s under $g on $driver ($before -> $after)"
 	fi
 done
 

@@ -46,50 +46,28 @@ mod ffi {
 const TICK_NSEC: i64 = 4_000_000;
 const US: i64 = 1000;
 
-const fn st(exit_us: i64, residency_us: i64, polling: bool) -> State {
-    State {
-        target_residency_ns: residency_us * US,
-        exit_latency_ns: exit_us * US,
-        polling,
-    }
-}
+#[path = "../../../drivers/cpuidle/cpuidle_tables.rs"]
+#[allow(dead_code)]
+mod cpuidle_tables;
 
-/// The tables the governor is checked on.
-const TABLES: &[(&str, &[State])] = &[
-    // POLL, C1, C1E, C6 with typical intel_idle numbers.
-    (
-        "x86-like",
-        &[
-            st(0, 0, true),
-            st(2, 2, false),
-            st(10, 20, false),
-            st(133, 600, false),
-        ],
-    ),
-    // Armada XP after the 2015 threshold update (WFI, idle, deep idle).
-    (
-        "mvebu-xp",
-        &[
-            st(1, 1, false),
-            st(100, 1000, false),
-            st(1000, 10000, false),
-        ],
-    ),
-    // pseries dedicated: snooze (polling) and CEDE.
-    ("pseries-dedicated", &[st(0, 0, true), st(10, 100, false)]),
-    // pseries on POWER10 with 3 XCEDE records (hints 1..3: latency + 10 us,
-    // residency 10x) and CEDE(0) fixed up from the lowest XCEDE latency.
-    (
-        "pseries-xcede",
-        &[
-            st(0, 0, true),
-            st(1, 10, false),
-            st(12, 120, false),
-            st(30, 300, false),
-            st(110, 1100, false),
-        ],
-    ),
-];
+/// The tables the governor is checked on: every table the drivers and the
+/// emulated-state driver use (drivers/cpuidle/cpuidle_tables.rs).
+fn tables() -> Vec<(&'static str, Vec<State>)> {
+    cpuidle_tables::TABLES
+        .iter()
+        .map(|(name, specs)| {
+            let states = specs
+                .iter()
+                .map(|s| State {
+                    target_residency_ns: i64::from(s.target_residency_us) * US,
+                    exit_latency_ns: i64::from(s.exit_latency_us) * US,
+                    polling: s.flags & cpuidle_tables::FLAG_POLLING != 0,
+                })
+                .collect();
+            (*name, states)
+        })
+        .collect()
+}
 
 /// splitmix64: small, seedable, good enough to explore inputs.
 struct Rng(u64);
@@ -511,13 +489,14 @@ fn main() -> ExitCode {
             }
         }
     }
-    let runs = (TABLES.len() * WORKLOADS.len()) as u64;
+    let tables = tables();
+    let runs = (tables.len() * WORKLOADS.len()) as u64;
     let per_run = periods.div_ceil(runs);
     let mut total = 0u64;
     let mut first: Option<Mismatch> = None;
     let mut mismatches = 0u64;
     println!("parity: teo.c (HZ=250) vs rteo core, seed {seed:#x}, {per_run} periods per table and workload");
-    for (ti, (table, states)) in TABLES.iter().enumerate() {
+    for (ti, (table, states)) in tables.iter().enumerate() {
         for (wi, w) in WORKLOADS.iter().enumerate() {
             let s = seed ^ ((ti as u64) << 32) ^ ((wi as u64) << 40);
             match run(table, states, w, per_run, s) {
