@@ -59,6 +59,11 @@ const WFI: Spec = s(c"WFI", c"ARM WFI", 1, 1, -1, 0);
 
 /// Armada XP with the 2015 threshold update ("cpuidle: mvebu: Update
 /// cpuidle thresholds for Armada XP SOCs").
+///
+/// Upstream names the deep state "MV CPU DEEP IDLE", 16 characters: in C it
+/// fills `name[CPUIDLE_NAME_LEN]` without a terminating NUL, so sysfs shows
+/// it run together with the description.  The name here keeps the first 15
+/// characters, the most that fits with the NUL.
 pub const MVEBU_XP: &[Spec] = &[
     WFI,
     s(
@@ -70,7 +75,7 @@ pub const MVEBU_XP: &[Spec] = &[
         FLAG_RCU_IDLE,
     ),
     s(
-        c"MV CPU DEEP IDLE",
+        c"MV CPU DEEP IDL",
         c"CPU and L2 Fabric power down",
         1000,
         10000,

@@ -29,7 +29,6 @@ use crate::{
     prelude::*,
     str::CStr,
     types::Opaque,
-    ThisModule,
 };
 use core::{cell::UnsafeCell, marker::PhantomData};
 use macros::vtable;
@@ -53,6 +52,17 @@ pub const fn us_to_ns(us: u32) -> i64 {
 ///
 /// The low 16 bits are the core's; the high 16 bits belong to the driver
 /// ([`Flags::driver`]).
+///
+/// # Examples
+///
+/// ```
+/// use kernel::cpuidle::Flags;
+///
+/// const DEEP: Flags = Flags::driver(0);
+/// let f = Flags::TIMER_STOP | DEEP;
+/// assert!(f.contains(Flags::TIMER_STOP) && f.contains(DEEP));
+/// assert_eq!(DEEP.bits(), 0x10000);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Flags(u32);
 
@@ -223,6 +233,19 @@ impl State {
 
 /// Checks a table of states against the rules of the cpuidle core.
 ///
+/// # Examples
+///
+/// ```
+/// use kernel::cpuidle::{validate, Enter, State};
+/// use kernel::error::code::EINVAL;
+///
+/// let poll = State::new(c"POLL", c"polling", 0, 0, Enter::Poll);
+/// assert!(validate(c"example", &[poll]).is_ok());
+/// // A polling state anywhere but at index 0 is refused.
+/// assert_eq!(validate(c"example", &[poll, poll]), Err(EINVAL));
+/// assert_eq!(validate(c"example", &[]), Err(EINVAL));
+/// ```
+///
 /// Returns `EINVAL` and logs which state broke which rule when: there are
 /// no states or more than [`STATE_MAX`]; a name is empty or longer than
 /// [`NAME_MAX`] or a description longer than [`DESC_MAX`]; two states share
@@ -307,7 +330,14 @@ pub struct Options {
 /// Creating it validates the table, fills a heap-allocated
 /// `struct cpuidle_driver` and calls `cpuidle_register()`, which registers
 /// the driver and a device for every possible CPU.  Dropping it calls
-/// `cpuidle_unregister()`.
+/// `cpuidle_unregister()`, which waits until no CPU is in one of the
+/// driver's states any more.
+///
+/// The driver's `owner` is left unset: the core takes a reference on the
+/// owner module for every registered device, so a module that set it could
+/// never be unloaded (the loadable C driver haltpoll leaves it unset too).
+/// Dropping the registration in the module's exit path is what keeps the
+/// module's entry routines alive while they may run.
 ///
 /// # Invariants
 ///
@@ -327,18 +357,12 @@ unsafe impl Sync for Registration {}
 impl Registration {
     /// Validates `states` and registers a driver called `name` for all
     /// possible CPUs.
-    pub fn new(
-        name: &'static CStr,
-        states: &[State],
-        opts: Options,
-        module: &'static ThisModule,
-    ) -> Result<Self> {
+    pub fn new(name: &'static CStr, states: &[State], opts: Options) -> Result<Self> {
         validate(name, states)?;
         // SAFETY: `cpuidle_driver` is plain C data for which all-zeroes is
         // a valid (empty) value.
         let mut raw: bindings::cpuidle_driver = unsafe { core::mem::zeroed() };
         raw.name = name.as_char_ptr();
-        raw.owner = module.as_ptr();
         raw.governor = opts.governor.map_or(core::ptr::null(), |g| g.as_char_ptr());
         raw.state_count = states.len() as c_int;
         let drv = KBox::new(UnsafeCell::new(raw), GFP_KERNEL)?;
@@ -441,6 +465,105 @@ impl Drop for PauseGuard {
     fn drop(&mut self) {
         // SAFETY: by the type invariant the lock is held by us.
         unsafe { bindings::cpuidle_resume_and_unlock() };
+    }
+}
+
+/// CPU hotplug callbacks of a cpuidle driver (see [`HotplugRegistration`]).
+pub trait Hotplug: 'static {
+    /// `cpu` came online (runs on `cpu`, may sleep).
+    fn online(cpu: u32) -> Result;
+    /// `cpu` is dead (runs on another CPU, may sleep).
+    fn dead(cpu: u32) -> Result;
+}
+
+/// CPU hotplug callbacks registered with the hotplug core: an "online"
+/// state in the dynamic AP range and the fixed `CPUHP_CPUIDLE_DEAD` state,
+/// both without calling the callbacks for the CPUs already up (the driver
+/// registration has set those up).  Dropping it removes both states.
+///
+/// A typical driver enables the CPU's cpuidle device in `online` and
+/// disables it in `dead`, under a [`PauseGuard`].
+///
+/// # Invariants
+///
+/// `online` is the dynamic state number and `CPUHP_CPUIDLE_DEAD` is set up,
+/// both with `T`'s trampolines, until `drop()`.
+pub struct HotplugRegistration<T: Hotplug> {
+    online: c_int,
+    _t: PhantomData<T>,
+}
+
+// SAFETY: the registration holds only a state number; removing it may be
+// done from any thread.
+unsafe impl<T: Hotplug> Send for HotplugRegistration<T> {}
+// SAFETY: no `&self` method touches anything.
+unsafe impl<T: Hotplug> Sync for HotplugRegistration<T> {}
+
+impl<T: Hotplug> HotplugRegistration<T> {
+    /// Registers `T`'s callbacks under the names `online_name` and
+    /// `dead_name` (shown in `/sys/devices/system/cpu/hotplug/states`).
+    pub fn new(online_name: &'static CStr, dead_name: &'static CStr) -> Result<Self> {
+        // SAFETY: the names are `'static`; the trampolines have the C
+        // signature; `false`: do not run them for the CPUs already up.
+        let online = unsafe {
+            bindings::__cpuhp_setup_state(
+                bindings::cpuhp_state_CPUHP_AP_ONLINE_DYN,
+                online_name.as_char_ptr(),
+                false,
+                Some(Self::online_callback),
+                None,
+                false,
+            )
+        };
+        if online < 0 {
+            return Err(Error::from_errno(online));
+        }
+        // SAFETY: as above, for the fixed cpuidle "dead" state.
+        let ret = unsafe {
+            bindings::__cpuhp_setup_state(
+                bindings::cpuhp_state_CPUHP_CPUIDLE_DEAD,
+                dead_name.as_char_ptr(),
+                false,
+                None,
+                Some(Self::dead_callback),
+                false,
+            )
+        };
+        if ret < 0 {
+            // SAFETY: `online` was set up just above.
+            unsafe { bindings::__cpuhp_remove_state(online as bindings::cpuhp_state, false) };
+            return Err(Error::from_errno(ret));
+        }
+        // INVARIANT: both states are set up.
+        Ok(Self {
+            online,
+            _t: PhantomData,
+        })
+    }
+
+    unsafe extern "C" fn online_callback(cpu: c_uint) -> c_int {
+        match T::online(cpu) {
+            Ok(()) => 0,
+            Err(e) => e.to_errno(),
+        }
+    }
+
+    unsafe extern "C" fn dead_callback(cpu: c_uint) -> c_int {
+        match T::dead(cpu) {
+            Ok(()) => 0,
+            Err(e) => e.to_errno(),
+        }
+    }
+}
+
+impl<T: Hotplug> Drop for HotplugRegistration<T> {
+    fn drop(&mut self) {
+        // SAFETY: both states are set up (type invariant); `false`: do not
+        // run the teardown callbacks now.
+        unsafe {
+            bindings::__cpuhp_remove_state(bindings::cpuhp_state_CPUHP_CPUIDLE_DEAD, false);
+            bindings::__cpuhp_remove_state(self.online as bindings::cpuhp_state, false);
+        }
     }
 }
 

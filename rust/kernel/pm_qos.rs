@@ -31,6 +31,19 @@ pub fn cpu_latency_limit_us() -> i32 {
 
 /// A request on the global CPU latency QoS.
 ///
+/// # Examples
+///
+/// ```
+/// use kernel::pm_qos::{cpu_latency_limit_us, CpuLatencyRequest};
+///
+/// let before = cpu_latency_limit_us();
+/// let req = CpuLatencyRequest::new(10)?;
+/// assert!(cpu_latency_limit_us() <= 10);
+/// drop(req);
+/// assert_eq!(cpu_latency_limit_us(), before);
+/// # Ok::<(), Error>(())
+/// ```
+///
 /// # Invariants
 ///
 /// `req` has been added with `cpu_latency_qos_add_request()` and is active

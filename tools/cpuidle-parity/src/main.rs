@@ -9,6 +9,12 @@
 //! and poll-time-limit flag, and every field of the per-CPU metrics.
 //!
 //! Usage: cpuidle-parity [--periods N] [--seed S]
+//!        cpuidle-parity --bench teo|rteo|both [--periods N] [--table T]
+//!
+//! `--bench` replays one pre-generated period stream (all workloads, one
+//! table) through one governor only and prints ns per period; run it under
+//! `valgrind --tool=callgrind --toggle-collect=<select function>` to count
+//! the instructions of `select()` alone (see scripts/select-cost.sh).
 //!
 //! Prints the number of periods compared and mismatches per table and
 //! workload, the first mismatch with its inputs, and exits 1 on any.
@@ -467,10 +473,112 @@ fn run(
     Ok(())
 }
 
+/// Replays `stream` through teo.c (`rteo == false`) or rteo; returns a
+/// checksum of the decisions so the work cannot be optimised away.
+fn bench_one(states: &[State], stream: &[Period], rteo: bool) -> u64 {
+    let res: Vec<i64> = states.iter().map(|s| s.target_residency_ns).collect();
+    let lat: Vec<i64> = states.iter().map(|s| s.exit_latency_ns).collect();
+    let flags: Vec<u32> = states.iter().map(|s| s.polling as u32).collect();
+    // SAFETY: the slices hold `states.len()` elements each.
+    unsafe { ffi::parity_init(states.len() as i32, res.as_ptr(), lat.as_ptr(), flags.as_ptr()) };
+    let mut teo = Teo::ZERO;
+    let mut env = HostEnv {
+        states: states.to_vec(),
+        disabled: 0,
+        latency_req_ns: NO_QOS,
+        tick_stopped: false,
+        sleep: SleepLength { duration_ns: 0, delta_tick_ns: 0 },
+        sleep_queries: 0,
+        last_state_idx: -1,
+        poll_time_limit: false,
+        last_residency_ns: 0,
+    };
+    let mut sum = 0u64;
+    for p in stream {
+        if rteo {
+            env.disabled = p.disabled;
+            env.latency_req_ns = p.latency_req_ns;
+            env.tick_stopped = p.tick_stopped;
+            env.sleep = SleepLength { duration_ns: p.sleep_ns, delta_tick_ns: p.delta_tick_ns };
+            let d = teo.select(&mut env);
+            env.last_residency_ns = p.residency_ns;
+            env.poll_time_limit = p.poll_time_limit;
+            teo.reflect(p.got_tick);
+            env.last_state_idx = d.idx as i32;
+            sum = sum.wrapping_add(d.idx as u64 + d.stop_tick as u64);
+        } else {
+            let (mut stop, mut q) = (true, 0u32);
+            // SAFETY: valid out-pointers; plain calls.
+            let idx = unsafe {
+                let i = ffi::parity_select(
+                    p.disabled,
+                    p.latency_req_ns,
+                    p.tick_stopped,
+                    p.sleep_ns,
+                    p.delta_tick_ns,
+                    &mut stop,
+                    &mut q,
+                );
+                ffi::parity_wakeup(i, p.residency_ns, p.poll_time_limit, p.got_tick);
+                i
+            };
+            sum = sum.wrapping_add(idx as u64 + stop as u64);
+        }
+    }
+    sum
+}
+
+fn bench(which: &str, table: &str, periods: u64, seed: u64) -> ExitCode {
+    let tables = tables();
+    let Some((_, states)) = tables.iter().find(|(n, _)| *n == table) else {
+        eprintln!("unknown table {table}");
+        return ExitCode::from(2);
+    };
+    let mut r = Rng(seed);
+    let mut prev = 1_000 * US;
+    let stream: Vec<Period> = (0..periods)
+        .map(|i| {
+            let mut p = gen(WORKLOADS[(i as usize / 1000) % WORKLOADS.len()], &mut r, states, &mut prev);
+            p.switch = false;
+            p
+        })
+        .collect();
+    let govs: &[bool] = match which {
+        "teo" => &[false],
+        "rteo" => &[true],
+        _ => &[false, true],
+    };
+    for round in 0..5 {
+        for &g in govs {
+            let t = std::time::Instant::now();
+            let sum = bench_one(states, &stream, g);
+            let ns = t.elapsed().as_nanos() as f64 / periods as f64;
+            let name = if g { "rteo" } else { "teo.c" };
+            println!("bench: round {round} {name:<5} {table}: {ns:.1} ns/period (checksum {sum})");
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let mut periods: u64 = 1_000_000;
     let mut seed: u64 = 0x5eed_0001;
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--bench") && args.len() >= 2 {
+        let which = args[1].clone();
+        let mut table = String::from("x86-like");
+        let mut n = 1_000_000u64;
+        let mut i = 2;
+        while i + 1 < args.len() {
+            match args[i].as_str() {
+                "--periods" => n = args[i + 1].parse().unwrap_or(n),
+                "--table" => table = args[i + 1].clone(),
+                _ => {}
+            }
+            i += 2;
+        }
+        return bench(&which, &table, n, seed);
+    }
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let v = it.next().and_then(|v| {

@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# select-cost.sh [TABLE] [PERIODS]: instructions per select() of teo.c and
+# of rteo on the host, for the same stream of idle periods (the parity
+# harness's workloads), counted by callgrind inside the select functions
+# only (teo_select with the teo_update it inlines; Teo::select with
+# update).  Instruction counts are exact and repeatable, unlike timings on
+# a shared 2-core machine.  Also prints the harness's wall-clock medians.
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
+export PATH="$HOME/.cargo/bin:$PATH"
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$CACHE/cargo-target}
+table=${1:-x86-like}
+n=${2:-200000}
+command -v valgrind >/dev/null || { echo "select-cost: needs valgrind (apt-get install valgrind)"; exit 1; }
+cargo build --quiet --release --manifest-path "$TOP/tools/cpuidle-parity/Cargo.toml"
+bin=$CARGO_TARGET_DIR/release/cpuidle-parity
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+count() { # GOV PATTERN
+	valgrind --tool=callgrind --callgrind-out-file="$tmp/$1.out" \
+		--toggle-collect="$2" "$bin" --bench "$1" --periods "$n" --table "$table" >/dev/null 2>&1
+	callgrind_annotate "$tmp/$1.out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
+}
+teo=$(count teo 'teo_select')
+rteo=$(count rteo '*Teo*select*')
+# the stream is replayed 5 times by --bench
+per_teo=$(echo "$teo $n" | awk '{ printf "%.1f", $1 / ($2 * 5) }')
+per_rteo=$(echo "$rteo $n" | awk '{ printf "%.1f", $1 / ($2 * 5) }')
+echo "select-cost: $table, $n periods x 5: teo.c $per_teo instructions/select, rteo $per_rteo"
+echo "select-cost: ratio rteo/teo = $(echo "$rteo $teo" | awk '{ printf "%.3f", $1 / $2 }')"
+"$bin" --bench both --periods "$n" --table "$table" |
+	awk '{ v[$4] = v[$4] " " $6 } END { for (g in v) print "select-cost: wall " g " ns/period (5 rounds, incl. harness):" v[g] }'
