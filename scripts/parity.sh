@@ -52,6 +52,7 @@ export CARGO_TARGET_DIR=$scratch/target
 mkdir -p "$scratch/drivers/cpuidle/governors"
 cp -r "$TOP/governors" "$TOP/tools" "$scratch/"
 rm -rf "$scratch"/governors/*/target "$scratch"/tools/*/target
+cp "$TOP/drivers/cpuidle/cpuidle_tables.rs" "$scratch/drivers/cpuidle/"
 core=$scratch/drivers/cpuidle/governors/rteo_core.rs
 caught=0 total=0 applied=0
 for m in "${MUTANTS[@]}"; do

@@ -480,14 +480,24 @@ fn bench_one(states: &[State], stream: &[Period], rteo: bool) -> u64 {
     let lat: Vec<i64> = states.iter().map(|s| s.exit_latency_ns).collect();
     let flags: Vec<u32> = states.iter().map(|s| s.polling as u32).collect();
     // SAFETY: the slices hold `states.len()` elements each.
-    unsafe { ffi::parity_init(states.len() as i32, res.as_ptr(), lat.as_ptr(), flags.as_ptr()) };
+    unsafe {
+        ffi::parity_init(
+            states.len() as i32,
+            res.as_ptr(),
+            lat.as_ptr(),
+            flags.as_ptr(),
+        )
+    };
     let mut teo = Teo::ZERO;
     let mut env = HostEnv {
         states: states.to_vec(),
         disabled: 0,
         latency_req_ns: NO_QOS,
         tick_stopped: false,
-        sleep: SleepLength { duration_ns: 0, delta_tick_ns: 0 },
+        sleep: SleepLength {
+            duration_ns: 0,
+            delta_tick_ns: 0,
+        },
         sleep_queries: 0,
         last_state_idx: -1,
         poll_time_limit: false,
@@ -499,7 +509,10 @@ fn bench_one(states: &[State], stream: &[Period], rteo: bool) -> u64 {
             env.disabled = p.disabled;
             env.latency_req_ns = p.latency_req_ns;
             env.tick_stopped = p.tick_stopped;
-            env.sleep = SleepLength { duration_ns: p.sleep_ns, delta_tick_ns: p.delta_tick_ns };
+            env.sleep = SleepLength {
+                duration_ns: p.sleep_ns,
+                delta_tick_ns: p.delta_tick_ns,
+            };
             let d = teo.select(&mut env);
             env.last_residency_ns = p.residency_ns;
             env.poll_time_limit = p.poll_time_limit;
@@ -538,7 +551,12 @@ fn bench(which: &str, table: &str, periods: u64, seed: u64) -> ExitCode {
     let mut prev = 1_000 * US;
     let stream: Vec<Period> = (0..periods)
         .map(|i| {
-            let mut p = gen(WORKLOADS[(i as usize / 1000) % WORKLOADS.len()], &mut r, states, &mut prev);
+            let mut p = gen(
+                WORKLOADS[(i as usize / 1000) % WORKLOADS.len()],
+                &mut r,
+                states,
+                &mut prev,
+            );
             p.switch = false;
             p
         })
