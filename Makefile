@@ -21,7 +21,7 @@ CHECK_ARCHES ?= $(ARCHES)
 ARCH ?=
 S := $(CURDIR)/scripts
 
-.PHONY: all run check host-check kernel modules qemu patches setup clean clippy fmt parity
+.PHONY: all run check host-check kernel modules qemu patches setup clean clippy parity parity-coverage select-cost
 
 all: run
 
@@ -63,6 +63,12 @@ patches: setup
 
 parity: setup
 	@$(S)/parity.sh --periods $(or $(PERIODS),2000000)
+
+parity-coverage: setup
+	@$(S)/parity-coverage.sh $(or $(PERIODS),400000)
+
+select-cost: setup
+	@$(S)/select-cost.sh $(or $(TABLE),x86-like) $(or $(PERIODS),200000)
 
 clean:
 	rm -rf out governors/target

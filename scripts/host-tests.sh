@@ -29,6 +29,14 @@ if out=$("$TOP/scripts/parity.sh" --periods 400000 --seed 0x5eed0001 2>&1); then
 else
 	echo "$out" | tail -n 5; f=$((f + 1))
 fi
+# the streams must reach every line and branch edge of teo.c
+if out=$("$TOP/scripts/parity-coverage.sh" 400000 2>&1) &&
+   echo "$out" | grep -q 'Taken at least once:100.00%' &&
+   echo "$out" | grep -q 'Lines executed:100.00%'; then
+	echo "host: parity streams cover teo.c: $(echo "$out" | grep -E '^(Lines|Taken)' | tr '\n' ' ')"; p=$((p + 1))
+else
+	echo "host: parity coverage of teo.c incomplete:"; echo "$out" | tail -n 6; f=$((f + 1))
+fi
 if out=$("$TOP/scripts/parity.sh" --mutants 2>&1); then
 	echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
 else

@@ -24,6 +24,7 @@
 
 use crate::{
     bindings,
+    cpumask::Cpumask,
     error::{code::*, to_result, Result},
     ffi::{c_char, c_int, c_uint},
     prelude::*,
@@ -323,13 +324,16 @@ const fn copy_cstr<const N: usize>(s: &CStr) -> [c_char; N] {
 pub struct Options {
     /// Governor to switch to when the driver registers (by name).
     pub governor: Option<&'static CStr>,
+    /// The CPUs the driver handles (all possible CPUs if `None`).
+    pub cpumask: Option<&'static Cpumask>,
 }
 
 /// A registered cpuidle driver.
 ///
 /// Creating it validates the table, fills a heap-allocated
 /// `struct cpuidle_driver` and calls `cpuidle_register()`, which registers
-/// the driver and a device for every possible CPU.  Dropping it calls
+/// the driver and a device for every CPU of its mask (by default every
+/// possible CPU).  Dropping it calls
 /// `cpuidle_unregister()`, which waits until no CPU is in one of the
 /// driver's states any more.
 ///
@@ -364,6 +368,9 @@ impl Registration {
         let mut raw: bindings::cpuidle_driver = unsafe { core::mem::zeroed() };
         raw.name = name.as_char_ptr();
         raw.governor = opts.governor.map_or(core::ptr::null(), |g| g.as_char_ptr());
+        // The core only reads the mask; it lives as long as the driver
+        // (`'static`).
+        raw.cpumask = opts.cpumask.map_or(core::ptr::null_mut(), |m| m.as_raw());
         raw.state_count = states.len() as c_int;
         let drv = KBox::new(UnsafeCell::new(raw), GFP_KERNEL)?;
         for (i, s) in states.iter().enumerate() {

@@ -28,10 +28,22 @@ fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let obj = out.join("parity_teo.o");
     let lib = out.join("libparity_teo.a");
-    let cc = env::var("PARITY_CC").unwrap_or_else(|_| "clang-19".into());
+    // PARITY_COVERAGE=1: build the C side with gcc --coverage (gcov), for
+    // scripts/parity-coverage.sh.
+    let coverage = env::var("PARITY_COVERAGE").is_ok_and(|v| v == "1");
+    let cc = if coverage {
+        "gcc".into()
+    } else {
+        env::var("PARITY_CC").unwrap_or_else(|_| "clang-19".into())
+    };
+    let opt: &[&str] = if coverage {
+        &["-O0", "--coverage"]
+    } else {
+        &["-O2"]
+    };
     let st = Command::new(&cc)
+        .args(opt)
         .args([
-            "-O2",
             "-Wall",
             "-Werror",
             "-Wno-unused-function",
@@ -58,6 +70,10 @@ fn main() {
     assert!(st.success(), "{ar} failed");
     println!("cargo:rustc-link-search=native={}", out.display());
     println!("cargo:rustc-link-lib=static=parity_teo");
+    if coverage {
+        println!("cargo:rustc-link-lib=gcov");
+    }
+    println!("cargo:rerun-if-env-changed=PARITY_COVERAGE");
     println!("cargo:rerun-if-changed=shim");
     println!("cargo:rerun-if-changed={}", teo.display());
     println!("cargo:rerun-if-env-changed=RCPUIDLE_KERNEL_SRC");

@@ -258,6 +258,12 @@ fn gen(w: &str, r: &mut Rng, t: &[State], prev_sleep: &mut i64) -> Period {
         }
         "tick-stopped" => {
             p.tick_stopped = r.chance(90);
+            // disabled states inside the "far timer" search range too
+            p.disabled = if r.chance(25) {
+                r.below(all as u64 + 1) as u32 & !1
+            } else {
+                0
+            };
             p.sleep_ns = if r.chance(50) {
                 r.range(2 * TICK_NSEC, 200 * TICK_NSEC)
             } else {
