@@ -35,6 +35,9 @@ module! {
 }
 
 // The C half of this module (vstates_enter.c, prototypes in vstates.h).
+// The cpuidle structures are only passed through by pointer, never read
+// here; `improper_ctypes` objects to a zero-sized member deep inside them.
+#[allow(improper_ctypes)]
 extern "C" {
     fn vstates_table_name() -> *const c_char;
     fn vstates_enter(

@@ -548,6 +548,9 @@ impl<T: Hotplug> HotplugRegistration<T> {
         })
     }
 
+    /// # Safety
+    ///
+    /// Only called by the CPU hotplug core, with a CPU number.
     unsafe extern "C" fn online_callback(cpu: c_uint) -> c_int {
         match T::online(cpu) {
             Ok(()) => 0,
@@ -555,6 +558,9 @@ impl<T: Hotplug> HotplugRegistration<T> {
         }
     }
 
+    /// # Safety
+    ///
+    /// Only called by the CPU hotplug core, with a CPU number.
     unsafe extern "C" fn dead_callback(cpu: c_uint) -> c_int {
         match T::dead(cpu) {
             Ok(()) => 0,
@@ -873,6 +879,11 @@ impl<T: Governor> GovernorSlot<T> {
         to_result(unsafe { bindings::cpuidle_register_governor(self.0.get()) })
     }
 
+    /// # Safety
+    ///
+    /// Only called by the cpuidle core, with valid pointers to a registered
+    /// driver and device (and the idle loop's `stop_tick`), on the device's
+    /// CPU or with the device out of use.
     unsafe extern "C" fn select_callback(
         drv: *mut bindings::cpuidle_driver,
         dev: *mut bindings::cpuidle_device,
@@ -892,6 +903,11 @@ impl<T: Governor> GovernorSlot<T> {
         idx.min(drv.state_count() - 1) as c_int
     }
 
+    /// # Safety
+    ///
+    /// Only called by the cpuidle core, with valid pointers to a registered
+    /// driver and device (and the idle loop's `stop_tick`), on the device's
+    /// CPU or with the device out of use.
     unsafe extern "C" fn reflect_callback(dev: *mut bindings::cpuidle_device, index: c_int) {
         // SAFETY: as in `select_callback()`.
         let dev = unsafe { Device::from_raw(dev) };
@@ -903,6 +919,11 @@ impl<T: Governor> GovernorSlot<T> {
         T::reflect(&ctx, dev, index.max(0) as usize)
     }
 
+    /// # Safety
+    ///
+    /// Only called by the cpuidle core, with valid pointers to a registered
+    /// driver and device (and the idle loop's `stop_tick`), on the device's
+    /// CPU or with the device out of use.
     unsafe extern "C" fn enable_callback(
         drv: *mut bindings::cpuidle_driver,
         dev: *mut bindings::cpuidle_device,
@@ -916,6 +937,11 @@ impl<T: Governor> GovernorSlot<T> {
         }
     }
 
+    /// # Safety
+    ///
+    /// Only called by the cpuidle core, with valid pointers to a registered
+    /// driver and device (and the idle loop's `stop_tick`), on the device's
+    /// CPU or with the device out of use.
     unsafe extern "C" fn disable_callback(
         drv: *mut bindings::cpuidle_driver,
         dev: *mut bindings::cpuidle_device,
@@ -937,6 +963,9 @@ impl<T: Governor> Default for GovernorSlot<T> {
 mod tests {
     use super::*;
 
+    /// # Safety
+    ///
+    /// Never called: only its address is used.
     unsafe extern "C" fn never_entered(
         _dev: *mut bindings::cpuidle_device,
         _drv: *mut bindings::cpuidle_driver,
@@ -1013,7 +1042,7 @@ mod tests {
     fn units_and_flags() {
         assert_eq!(us_to_ns(0), 0);
         assert_eq!(us_to_ns(1000), 1_000_000);
-        assert_eq!(us_to_ns(u32::MAX), u32::MAX as i64 * 1000);
+        assert_eq!(us_to_ns(u32::MAX), i64::from(u32::MAX) * 1000);
         let s = c"X".into_state(100, 1000).power(50);
         assert_eq!(s.exit_latency_ns(), 100_000);
         assert_eq!(s.target_residency_ns(), 1_000_000);

@@ -59,6 +59,9 @@ impl PerCpu {
     ///
     /// The caller must be the only user of slot `cpu` for the returned
     /// lifetime (see the type invariant).
+    // A shared reference to the array hands out one CPU's slot mutably: the
+    // exclusivity comes from the caller's context, as for `this_cpu_ptr()`.
+    #[allow(clippy::mut_from_ref)]
     unsafe fn get(&self, cpu: u32) -> Option<&mut Teo> {
         // SAFETY: exclusivity guaranteed by the caller.
         self.0.get(cpu as usize).map(|c| unsafe { &mut *c.get() })
