@@ -14,6 +14,20 @@ if [ "$arch" = x86_64 ]; then
 else
 	"$TOP/scripts/build.sh" "$arch" || exit 1
 fi
+if [ "$arch" = x86_64 ]; then
+	# the out-of-tree build through the top-level Kbuild, in a scratch copy
+	oot=$(mktemp -d)
+	(cd "$TOP" && git ls-files -z 2>/dev/null | xargs -0 -I{} cp --parents {} "$oot/" 2>/dev/null) ||
+		cp -r "$TOP"/. "$oot/"
+	if make -s -C "$BUILD" M="$oot" LLVM=-19 RUST_LIB_SRC="$RUST_LIB_SRC" modules >"$oot.log" 2>&1; then
+		echo "check: out-of-tree build: $(cd "$oot" && find . -name '*.ko' | sort | tr '\n' ' ')"
+	else
+		tail -n 20 "$oot.log"
+		rm -rf "$oot" "$oot.log"
+		die "out-of-tree build (make -C <build> M=...) failed"
+	fi
+	rm -rf "$oot" "$oot.log"
+fi
 expect=() ksft=()
 while read -r kind name; do
 	case "$kind" in

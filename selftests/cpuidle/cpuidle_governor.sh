@@ -58,6 +58,9 @@ for g in $govs; do
 	fi
 done
 
+# one CPU busy, the others idling, while switching
+( while :; do :; done ) &
+load=$!
 bad=0
 i=0
 while [ $i -lt 100 ]; do
@@ -67,8 +70,10 @@ while [ $i -lt 100 ]; do
 	done
 	i=$((i + 1))
 done
+kill "$load"
+wait "$load" 2>/dev/null
 if [ $bad -eq 0 ]; then
-	ktap_test_pass "100 rounds of switches through all governors"
+	ktap_test_pass "100 rounds of switches through all governors, one CPU loaded"
 else
 	ktap_test_fail "$bad failed switches in 100 rounds"
 fi

@@ -20,7 +20,7 @@ if [ -z "$drv" ] || [ "$drv" = none ] || [ ! -d "$SYS/cpu0/cpuidle/state0" ]; th
 	ktap_skip_all "no cpuidle driver with states"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 7
+ktap_set_plan 8
 cpus=$(ls -d "$SYS"/cpu[0-9]* | grep -E 'cpu[0-9]+$')
 nstates=$(ls -d "$SYS"/cpu0/cpuidle/state* | wc -l)
 deep=state$((nstates - 1))
@@ -112,9 +112,10 @@ else
 	ktap_test_skip "no pm_qos_resume_latency_us"
 fi
 
-# 7: idle goes on during 10 offline/online cycles of the last CPU
+# 7, 8: idle goes on across 10 offline/online cycles of the last CPU,
+# with the CPUs idle and then with one busy loop per CPU
 last=$(echo "$cpus" | tail -n 1)
-if [ -w "$last/online" ]; then
+hotplug() { # DESC
 	bad=0
 	i=0
 	while [ $i -lt 10 ]; do
@@ -124,11 +125,32 @@ if [ -w "$last/online" ]; then
 	done
 	u0=$(sum 'state*/usage'); sleep 1; u1=$(sum 'state*/usage')
 	if [ $bad -eq 0 ] && [ "$u1" -gt "$u0" ]; then
-		ktap_test_pass "10 offline/online cycles of $(basename "$last"), idle goes on ($u0 -> $u1)"
+		ktap_test_pass "10 offline/online cycles of $(basename "$last") $1, idle goes on ($u0 -> $u1)"
 	else
-		ktap_test_fail "hotplug: $bad errors, usage $u0 -> $u1"
+		ktap_test_fail "hotplug $1: $bad errors, usage $u0 -> $u1"
+	fi
+}
+if [ -w "$last/online" ]; then
+	hotplug "while idle"
+	pids=
+	for c in $cpus; do ( while :; do :; done ) & pids="$pids $!"; done
+	bad=0
+	i=0
+	while [ $i -lt 10 ]; do
+		echo 0 >"$last/online" || bad=$((bad + 1))
+		echo 1 >"$last/online" || bad=$((bad + 1))
+		i=$((i + 1))
+	done
+	kill $pids
+	wait $pids 2>/dev/null
+	u0=$(sum 'state*/usage'); sleep 1; u1=$(sum 'state*/usage')
+	if [ $bad -eq 0 ] && [ "$u1" -gt "$u0" ]; then
+		ktap_test_pass "10 offline/online cycles under load, idle resumes after ($u0 -> $u1)"
+	else
+		ktap_test_fail "hotplug under load: $bad errors, usage $u0 -> $u1"
 	fi
 else
 	ktap_test_skip "$(basename "$last") cannot go offline"
+	ktap_test_skip "$(basename "$last") cannot go offline (under load)"
 fi
 ktap_finished
