@@ -10,6 +10,11 @@
 //! served.  `TIMER_STOP` and `RCU_IDLE` are not passed on: the local timer
 //! keeps running in a halt, and the entry routine leaves RCU to the core.
 //! Loads and unloads at any time; load it again with another table.
+//!
+//! `/sys/kernel/debug/cpuidle_vstates/energy` gives the emulated energy per
+//! CPU in the table's model: for every state, time in it at the state's
+//! model power, plus each entry's exit latency at the active power, so
+//! that governors can be compared by the energy they spend on one table.
 
 use kernel::{
     c_str,
@@ -17,14 +22,16 @@ use kernel::{
         Enter, EnterFn, Flags, Hotplug, HotplugRegistration, Options, PauseGuard, Registration,
         State,
     },
+    debugfs::{Dir, File},
     ffi::{c_char, c_int},
+    fmt,
     prelude::*,
 };
 
 #[path = "cpuidle_tables.rs"]
 pub mod cpuidle_tables;
 
-use cpuidle_tables::{FLAG_POLLING, FLAG_RCU_IDLE, FLAG_TIMER_STOP, TABLES};
+use cpuidle_tables::{Table, FLAG_POLLING, FLAG_RCU_IDLE, FLAG_TIMER_STOP, TABLES};
 
 module! {
     type: VStates,
@@ -61,10 +68,63 @@ impl Hotplug for VStatesHotplug {
     }
 }
 
-// Fields drop in order: the hotplug states go before the driver.
+/// The registered driver and its table, shown through debugfs.
+struct Emulated {
+    reg: Registration,
+    table: &'static Table,
+}
+
+impl Emulated {
+    /// Writes one line per CPU: total energy in uJ, then per state the
+    /// entries and the time in us.
+    fn energy(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t = self.table;
+        // SAFETY: `nr_cpu_ids` is set at boot and only read afterwards.
+        let ncpus = unsafe { kernel::bindings::nr_cpu_ids };
+        for cpu in 0..ncpus {
+            let mut nj: u64 = 0;
+            let mut line = [(0u64, 0u64); kernel::cpuidle::STATE_MAX];
+            let mut any = false;
+            for (i, spec) in t.states.iter().enumerate() {
+                let Some(st) = self.reg.state_stats(cpu, i) else {
+                    continue;
+                };
+                any = true;
+                let us = st.time_ns / 1000;
+                // mW x us = nJ; each entry pays the exit latency at
+                // active power.
+                nj =
+                    nj.saturating_add(us.saturating_mul(u64::from(spec.model_mw)))
+                        .saturating_add(st.usage.saturating_mul(
+                            u64::from(spec.exit_latency_us) * u64::from(t.active_mw),
+                        ));
+                line[i] = (st.usage, us);
+            }
+            if !any {
+                continue;
+            }
+            write!(f, "cpu{cpu} energy_uj={}", nj / 1000)?;
+            for (i, spec) in t.states.iter().enumerate() {
+                write!(
+                    f,
+                    " {}:{}/{}us",
+                    spec.name.to_str().unwrap_or("?"),
+                    line[i].0,
+                    line[i].1
+                )?;
+            }
+            writeln!(f)?;
+        }
+        Ok(())
+    }
+}
+
+// Fields drop in order: the hotplug states go first, then the debugfs file
+// (which owns the driver registration), then its directory.
 struct VStates {
     _hotplug: HotplugRegistration<VStatesHotplug>,
-    _reg: Registration,
+    _energy: Pin<KBox<File<Emulated>>>,
+    _dir: Dir,
 }
 
 impl kernel::Module for VStates {
@@ -74,8 +134,8 @@ impl kernel::Module for VStates {
         let name = unsafe { CStr::from_char_ptr(vstates_table_name()) };
         let Some(table) = cpuidle_tables::by_name(name.to_bytes()) else {
             pr_err!("table={name}: unknown table\n");
-            for (n, _) in TABLES {
-                pr_err!("  known table: {n}\n");
+            for t in TABLES {
+                pr_err!("  known table: {}\n", t.name);
             }
             return Err(EINVAL);
         };
@@ -84,7 +144,7 @@ impl kernel::Module for VStates {
         // core: none of the states registered with it has `RCU_IDLE`.
         let enter = unsafe { EnterFn::new(vstates_enter) };
         let mut states = KVec::new();
-        for spec in table {
+        for spec in table.states {
             let how = if spec.flags & FLAG_POLLING != 0 {
                 Enter::Poll
             } else {
@@ -104,6 +164,15 @@ impl kernel::Module for VStates {
         }
         let reg = Registration::new(c_str!("vstates"), &states, Options::default())
             .inspect_err(|e| pr_err!("table={name}: registration failed: {e:?}\n"))?;
+        let dir = Dir::new(c_str!("cpuidle_vstates"));
+        let energy = KBox::pin_init(
+            dir.read_callback_file(
+                c_str!("energy"),
+                Emulated { reg, table },
+                &|e: &Emulated, f: &mut fmt::Formatter<'_>| e.energy(f),
+            ),
+            GFP_KERNEL,
+        )?;
         let hotplug = HotplugRegistration::new(
             c_str!("cpuidle/vstates:online"),
             c_str!("cpuidle/vstates:dead"),
@@ -111,7 +180,8 @@ impl kernel::Module for VStates {
         pr_info!("registered table {name}: {} states\n", states.len());
         Ok(Self {
             _hotplug: hotplug,
-            _reg: reg,
+            _energy: energy,
+            _dir: dir,
         })
     }
 }

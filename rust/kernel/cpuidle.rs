@@ -355,12 +355,14 @@ pub struct Registration {
 // SAFETY: `Registration` offers no access to the driver; registering and
 // unregistering may happen on any thread.
 unsafe impl Send for Registration {}
-// SAFETY: `Registration` has no methods taking `&self` that touch `drv`.
+// SAFETY: the only `&self` method, `state_stats()`, reads `state_count`,
+// which the core does not change after registration, and the per-CPU
+// counters, which it reads without a lock as sysfs does.
 unsafe impl Sync for Registration {}
 
 impl Registration {
-    /// Validates `states` and registers a driver called `name` for all
-    /// possible CPUs.
+    /// Validates `states` and registers a driver called `name` for the CPUs
+    /// of `opts.cpumask` (all possible CPUs by default).
     pub fn new(name: &'static CStr, states: &[State], opts: Options) -> Result<Self> {
         validate(name, states)?;
         // SAFETY: `cpuidle_driver` is plain C data for which all-zeroes is
@@ -375,37 +377,82 @@ impl Registration {
         let drv = KBox::new(UnsafeCell::new(raw), GFP_KERNEL)?;
         for (i, s) in states.iter().enumerate() {
             let p = drv.get();
-            match s.enter {
-                // SAFETY: `p` points to the valid driver we own; index 0 is
-                // checked by `validate()` for polling states.
+            let enter = match s.enter {
+                Enter::C(EnterFn(f)) => Some(f),
+                // SAFETY: `p` points to the valid driver we own; `validate()`
+                // put polling states at index 0, the one this initialises.
+                // Its name, numbers and flags are overwritten below, so the
+                // state keeps the driver's name ("snooze", ...).
                 #[cfg(CONFIG_ARCH_HAS_CPU_RELAX)]
-                Enter::Poll => unsafe { bindings::cpuidle_poll_state_init(p) },
+                Enter::Poll => unsafe {
+                    bindings::cpuidle_poll_state_init(p);
+                    (*p).states[0].enter
+                },
                 // The core's polling state needs `cpu_relax()` support.
                 #[cfg(not(CONFIG_ARCH_HAS_CPU_RELAX))]
                 Enter::Poll => {
                     pr_err!("cpuidle: {name}: no polling state on this architecture\n");
                     return Err(EINVAL);
                 }
-                Enter::C(EnterFn(f)) => {
-                    // SAFETY: `i < STATE_MAX` by `validate()`; we own `*p`.
-                    let st = unsafe { &mut (*p).states[i] };
-                    st.name = copy_cstr(s.name);
-                    st.desc = copy_cstr(s.desc);
-                    st.exit_latency = s.exit_latency_us as c_uint;
-                    st.target_residency = s.target_residency_us as c_uint;
-                    st.exit_latency_ns = s.exit_latency_ns();
-                    st.target_residency_ns = s.target_residency_ns();
-                    st.power_usage = s.power_mw;
-                    st.flags = s.flags.bits();
-                    st.enter = Some(f);
-                }
-            }
+            };
+            // SAFETY: `i < STATE_MAX` by `validate()`; we own `*p`.
+            let st = unsafe { &mut (*p).states[i] };
+            st.name = copy_cstr(s.name);
+            st.desc = copy_cstr(s.desc);
+            st.exit_latency = s.exit_latency_us as c_uint;
+            st.target_residency = s.target_residency_us as c_uint;
+            st.exit_latency_ns = s.exit_latency_ns();
+            st.target_residency_ns = s.target_residency_ns();
+            st.power_usage = s.power_mw;
+            st.flags = s.flags.bits();
+            st.enter = enter;
         }
         // SAFETY: the driver is fully initialised and lives in a box that is
         // kept until `drop()` unregisters it.
         to_result(unsafe { bindings::cpuidle_register(drv.get(), core::ptr::null()) })?;
         // INVARIANT: registered above, boxed.
         Ok(Self { drv })
+    }
+}
+
+/// A state's statistics on one CPU, as sysfs shows them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StateStats {
+    /// Times the state was entered.
+    pub usage: u64,
+    /// Time spent in the state, ns.
+    pub time_ns: u64,
+}
+
+impl Registration {
+    /// The statistics of state `i` on `cpu`, or `None` if `cpu` has no
+    /// device of this driver or `i` is not one of its states.
+    ///
+    /// The counters are updated by their CPU without a lock; like sysfs,
+    /// this reads them without one, so a value may lag by one idle period.
+    pub fn state_stats(&self, cpu: u32, i: usize) -> Option<StateStats> {
+        // SAFETY: the driver is registered (type invariant); only the core
+        // writes `state_count`, at registration.
+        let count = unsafe { (*self.drv.get()).state_count } as usize;
+        if i >= count.min(STATE_MAX) {
+            return None;
+        }
+        // SAFETY: the helper checks `cpu` against `nr_cpu_ids`.
+        let dev = unsafe { bindings::cpuidle_device_of(cpu) };
+        if dev.is_null() {
+            return None;
+        }
+        // SAFETY: `dev` is a device registered by this driver, which stays
+        // registered while `self` lives; `i < STATE_MAX`.  The fields are
+        // plain counters written by their CPU: read them with volatile
+        // loads, as the C sysfs code reads them without a lock.
+        unsafe {
+            let u = core::ptr::addr_of!((*dev).states_usage[i]);
+            Some(StateStats {
+                usage: core::ptr::read_volatile(core::ptr::addr_of!((*u).usage)),
+                time_ns: core::ptr::read_volatile(core::ptr::addr_of!((*u).time_ns)),
+            })
+        }
     }
 }
 

@@ -4,7 +4,8 @@
 # vstates_suite.sh TABLE [GOVERNOR...]: load cpuidle_vstates with TABLE,
 # run the cpuidle kselftests under each governor (default: rteo teo menu,
 # those available), report each of their results as one of ours
-# ("TABLE/GOVERNOR/test: ..."), then unload the driver.
+# ("TABLE/GOVERNOR/test: ..."), check the emulated energy in debugfs, then
+# unload the driver.
 
 DIR=$(dirname "$0")
 . "$DIR/ktap_helpers.sh"
@@ -51,6 +52,27 @@ for g in $govs; do
 	done
 done
 echo "$orig" >$SYS/current_governor
+
+# emulated energy: it grows, and an idle second with only state 0 enabled
+# costs more than one with every state enabled
+E=/sys/kernel/debug/cpuidle_vstates/energy
+energy() { sed -n 's/.*energy_uj=\([0-9]*\).*/\1/p' "$E" | awk '{ s += $1 } END { print s + 0 }'; }
+if [ -r "$E" ]; then
+	e0=$(energy); sleep 1; e1=$(energy)
+	for d in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[1-9]*/disable; do echo 1 >"$d"; done
+	sleep 0.2
+	e2=$(energy); sleep 1; e3=$(energy)
+	for d in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[1-9]*/disable; do echo 0 >"$d"; done
+	all=$((e1 - e0)) only0=$((e3 - e2))
+	if [ "$e1" -gt "$e0" ] && [ "$only0" -gt "$all" ]; then
+		ktap_test_pass "$table: emulated energy of an idle second: $all uJ with all states, $only0 uJ with state 0 only"
+	else
+		ktap_test_fail "$table: energy $e0 -> $e1 (all states), $e2 -> $e3 (state 0 only)"
+	fi
+else
+	ktap_test_fail "$table: no $E"
+fi
+
 if rmmod cpuidle_vstates; then
 	ktap_test_pass "unload cpuidle_vstates"
 else

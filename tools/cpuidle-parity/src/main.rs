@@ -61,8 +61,9 @@ mod cpuidle_tables;
 fn tables() -> Vec<(&'static str, Vec<State>)> {
     cpuidle_tables::TABLES
         .iter()
-        .map(|(name, specs)| {
-            let states = specs
+        .map(|t| {
+            let states = t
+                .states
                 .iter()
                 .map(|s| State {
                     target_residency_ns: i64::from(s.target_residency_us) * US,
@@ -70,7 +71,7 @@ fn tables() -> Vec<(&'static str, Vec<State>)> {
                     polling: s.flags & cpuidle_tables::FLAG_POLLING != 0,
                 })
                 .collect();
-            (*name, states)
+            (t.name, states)
         })
         .collect()
 }
