@@ -11,6 +11,9 @@ arch_setup "$arch"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("$(basename "$IMAGE")" modules)
 [ "$arch" = ppc64le ] && targets=("${targets[@]/vmlinux/vmlinux}")
+# x86_64 always builds through clippy, so a lint in project code fails the
+# build, and `make run`, `make kernel` and `make check` share the objects
+[ "$arch" = x86_64 ] && KMAKE_EXTRA="CLIPPY=1 ${KMAKE_EXTRA:-}"
 echo "build: $arch: ${targets[*]} (in $BUILD)"
 log=$BUILD/.rcpuidle-build.log
 if ! "${KMAKE[@]}" -j"${JOBS:-3}" "${targets[@]}" ${KMAKE_EXTRA:-} >"$log" 2>&1; then

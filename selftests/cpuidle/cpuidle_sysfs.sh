@@ -115,7 +115,11 @@ fi
 # 7, 8: idle goes on across 10 offline/online cycles of the last CPU,
 # with the CPUs idle and then with one busy loop per CPU
 last=$(echo "$cpus" | tail -n 1)
-hotplug() { # DESC
+hotplug() { # DESC [load]
+	pids=
+	if [ "${2:-}" = load ]; then
+		for c in $cpus; do ( while :; do :; done ) & pids="$pids $!"; done
+	fi
 	bad=0
 	i=0
 	while [ $i -lt 10 ]; do
@@ -123,6 +127,10 @@ hotplug() { # DESC
 		echo 1 >"$last/online" || bad=$((bad + 1))
 		i=$((i + 1))
 	done
+	if [ -n "$pids" ]; then
+		kill $pids
+		wait $pids 2>/dev/null
+	fi
 	u0=$(sum 'state*/usage'); sleep 1; u1=$(sum 'state*/usage')
 	if [ $bad -eq 0 ] && [ "$u1" -gt "$u0" ]; then
 		ktap_test_pass "10 offline/online cycles of $(basename "$last") $1, idle goes on ($u0 -> $u1)"
@@ -132,23 +140,7 @@ hotplug() { # DESC
 }
 if [ -w "$last/online" ]; then
 	hotplug "while idle"
-	pids=
-	for c in $cpus; do ( while :; do :; done ) & pids="$pids $!"; done
-	bad=0
-	i=0
-	while [ $i -lt 10 ]; do
-		echo 0 >"$last/online" || bad=$((bad + 1))
-		echo 1 >"$last/online" || bad=$((bad + 1))
-		i=$((i + 1))
-	done
-	kill $pids
-	wait $pids 2>/dev/null
-	u0=$(sum 'state*/usage'); sleep 1; u1=$(sum 'state*/usage')
-	if [ $bad -eq 0 ] && [ "$u1" -gt "$u0" ]; then
-		ktap_test_pass "10 offline/online cycles under load, idle resumes after ($u0 -> $u1)"
-	else
-		ktap_test_fail "hotplug under load: $bad errors, usage $u0 -> $u1"
-	fi
+	hotplug "under load" load
 else
 	ktap_test_skip "$(basename "$last") cannot go offline"
 	ktap_test_skip "$(basename "$last") cannot go offline (under load)"

@@ -19,7 +19,7 @@
 //! Prints the number of periods compared and mismatches per table and
 //! workload, the first mismatch with its inputs, and exits 1 on any.
 
-use rteo_core::rteo_core::{Env, SleepLength, State, Teo, STATE_MAX};
+use rteo_core::rteo_core::{Decision, Env, SleepLength, State, Teo, STATE_MAX};
 use std::process::ExitCode;
 
 mod ffi {
@@ -358,6 +358,105 @@ fn teo_state(t: &Teo) -> [i64; 6 + 2 * STATE_MAX] {
     o
 }
 
+/// rteo and teo.c on one emulated CPU each, fed the same periods.
+struct Pair {
+    teo: Teo,
+    env: HostEnv,
+}
+
+impl Pair {
+    /// Both governors, freshly enabled on a CPU with `states`.
+    fn new(states: &[State]) -> Self {
+        let res: Vec<i64> = states.iter().map(|s| s.target_residency_ns).collect();
+        let lat: Vec<i64> = states.iter().map(|s| s.exit_latency_ns).collect();
+        let flags: Vec<u32> = states.iter().map(|s| s.polling as u32).collect();
+        // SAFETY: the slices hold `states.len()` elements each.
+        let rc = unsafe {
+            ffi::parity_init(
+                states.len() as i32,
+                res.as_ptr(),
+                lat.as_ptr(),
+                flags.as_ptr(),
+            )
+        };
+        assert_eq!(rc, 0, "teo.c init failed");
+        Self {
+            teo: Teo::ZERO,
+            env: HostEnv {
+                states: states.to_vec(),
+                disabled: 0,
+                latency_req_ns: NO_QOS,
+                tick_stopped: false,
+                sleep: SleepLength {
+                    duration_ns: 0,
+                    delta_tick_ns: 0,
+                },
+                sleep_queries: 0,
+                last_state_idx: -1,
+                poll_time_limit: false,
+                last_residency_ns: 0,
+            },
+        }
+    }
+
+    /// A governor switch on both sides, leaving `p.stale_idx` in the device.
+    fn switch(&mut self, p: &Period) {
+        self.env.last_state_idx = p.stale_idx;
+        self.teo = Teo::ZERO;
+        // SAFETY: plain calls into the harness's C side.
+        unsafe {
+            ffi::parity_set_last_state_idx(p.stale_idx);
+            ffi::parity_enable();
+        }
+    }
+
+    /// rteo's select() for `p`.
+    fn rteo_select(&mut self, p: &Period) -> Decision {
+        self.env.disabled = p.disabled;
+        self.env.latency_req_ns = p.latency_req_ns;
+        self.env.tick_stopped = p.tick_stopped;
+        self.env.sleep = SleepLength {
+            duration_ns: p.sleep_ns,
+            delta_tick_ns: p.delta_tick_ns,
+        };
+        self.env.sleep_queries = 0;
+        self.teo.select(&mut self.env)
+    }
+
+    /// The wakeup after rteo entered state `idx`: what the core records,
+    /// then reflect().
+    fn rteo_wakeup(&mut self, p: &Period, idx: usize) {
+        self.env.last_residency_ns = p.residency_ns;
+        self.env.poll_time_limit = p.poll_time_limit;
+        self.teo.reflect(p.got_tick);
+        self.env.last_state_idx = idx as i32;
+    }
+
+    /// teo.c's select() for `p`: (index, stop_tick, sleep-length queries).
+    fn c_select(p: &Period) -> (i32, bool, u32) {
+        let (mut stop, mut queries) = (true, 0u32);
+        // SAFETY: the out-pointers are valid locals.
+        let idx = unsafe {
+            ffi::parity_select(
+                p.disabled,
+                p.latency_req_ns,
+                p.tick_stopped,
+                p.sleep_ns,
+                p.delta_tick_ns,
+                &mut stop,
+                &mut queries,
+            )
+        };
+        (idx, stop, queries)
+    }
+
+    /// The wakeup after teo.c entered state `idx`.
+    fn c_wakeup(p: &Period, idx: i32) {
+        // SAFETY: plain call.
+        unsafe { ffi::parity_wakeup(idx, p.residency_ns, p.poll_time_limit, p.got_tick) };
+    }
+}
+
 fn run(
     table: &'static str,
     states: &[State],
@@ -365,34 +464,7 @@ fn run(
     periods: u64,
     seed: u64,
 ) -> Result<(), Mismatch> {
-    let res: Vec<i64> = states.iter().map(|s| s.target_residency_ns).collect();
-    let lat: Vec<i64> = states.iter().map(|s| s.exit_latency_ns).collect();
-    let flags: Vec<u32> = states.iter().map(|s| s.polling as u32).collect();
-    // SAFETY: the slices hold `states.len()` elements each.
-    let rc = unsafe {
-        ffi::parity_init(
-            states.len() as i32,
-            res.as_ptr(),
-            lat.as_ptr(),
-            flags.as_ptr(),
-        )
-    };
-    assert_eq!(rc, 0, "teo.c init failed");
-    let mut teo = Teo::ZERO;
-    let mut env = HostEnv {
-        states: states.to_vec(),
-        disabled: 0,
-        latency_req_ns: NO_QOS,
-        tick_stopped: false,
-        sleep: SleepLength {
-            duration_ns: 0,
-            delta_tick_ns: 0,
-        },
-        sleep_queries: 0,
-        last_state_idx: -1,
-        poll_time_limit: false,
-        last_residency_ns: 0,
-    };
+    let mut pair = Pair::new(states);
     let mut r = Rng(seed);
     let mut prev_sleep = 1_000 * US;
     for i in 0..periods {
@@ -405,38 +477,11 @@ fn run(
             input: p,
         };
         if p.switch {
-            env.last_state_idx = p.stale_idx;
-            teo = Teo::ZERO;
-            // SAFETY: plain calls into the harness's C side.
-            unsafe {
-                ffi::parity_set_last_state_idx(p.stale_idx);
-                ffi::parity_enable();
-            }
+            pair.switch(&p);
         }
-        env.disabled = p.disabled;
-        env.latency_req_ns = p.latency_req_ns;
-        env.tick_stopped = p.tick_stopped;
-        env.sleep = SleepLength {
-            duration_ns: p.sleep_ns,
-            delta_tick_ns: p.delta_tick_ns,
-        };
-        env.sleep_queries = 0;
-        let d = teo.select(&mut env);
-
-        let mut stop = true;
-        let mut queries = 0u32;
-        // SAFETY: the out-pointers are valid locals.
-        let cidx = unsafe {
-            ffi::parity_select(
-                p.disabled,
-                p.latency_req_ns,
-                p.tick_stopped,
-                p.sleep_ns,
-                p.delta_tick_ns,
-                &mut stop,
-                &mut queries,
-            )
-        };
+        let d = pair.rteo_select(&p);
+        let (cidx, stop, queries) = Pair::c_select(&p);
+        let env = &pair.env;
         if cidx as usize != d.idx || stop != d.stop_tick {
             return Err(fail(format!(
                 "teo.c chose ({cidx}, stop_tick={stop}), rteo ({}, stop_tick={})",
@@ -460,17 +505,13 @@ fn run(
         }
 
         // The CPU wakes up; the core records what happened; reflect().
-        env.last_residency_ns = p.residency_ns;
-        env.poll_time_limit = p.poll_time_limit;
-        teo.reflect(p.got_tick);
-        env.last_state_idx = d.idx as i32;
-        // SAFETY: plain call.
-        unsafe { ffi::parity_wakeup(cidx, p.residency_ns, p.poll_time_limit, p.got_tick) };
+        pair.rteo_wakeup(&p, d.idx);
+        Pair::c_wakeup(&p, cidx);
 
         let mut c = [0i64; 6 + 2 * STATE_MAX];
         // SAFETY: `c` has the 26 slots the C side writes.
         unsafe { ffi::parity_teo_state(c.as_mut_ptr()) };
-        let rs = teo_state(&teo);
+        let rs = teo_state(&pair.teo);
         if c != rs {
             return Err(fail(format!(
                 "metrics differ:\n    teo.c {c:?}\n    rteo  {rs:?}"
@@ -483,65 +524,16 @@ fn run(
 /// Replays `stream` through teo.c (`rteo == false`) or rteo; returns a
 /// checksum of the decisions so the work cannot be optimised away.
 fn bench_one(states: &[State], stream: &[Period], rteo: bool) -> u64 {
-    let res: Vec<i64> = states.iter().map(|s| s.target_residency_ns).collect();
-    let lat: Vec<i64> = states.iter().map(|s| s.exit_latency_ns).collect();
-    let flags: Vec<u32> = states.iter().map(|s| s.polling as u32).collect();
-    // SAFETY: the slices hold `states.len()` elements each.
-    unsafe {
-        ffi::parity_init(
-            states.len() as i32,
-            res.as_ptr(),
-            lat.as_ptr(),
-            flags.as_ptr(),
-        )
-    };
-    let mut teo = Teo::ZERO;
-    let mut env = HostEnv {
-        states: states.to_vec(),
-        disabled: 0,
-        latency_req_ns: NO_QOS,
-        tick_stopped: false,
-        sleep: SleepLength {
-            duration_ns: 0,
-            delta_tick_ns: 0,
-        },
-        sleep_queries: 0,
-        last_state_idx: -1,
-        poll_time_limit: false,
-        last_residency_ns: 0,
-    };
+    let mut pair = Pair::new(states);
     let mut sum = 0u64;
     for p in stream {
         if rteo {
-            env.disabled = p.disabled;
-            env.latency_req_ns = p.latency_req_ns;
-            env.tick_stopped = p.tick_stopped;
-            env.sleep = SleepLength {
-                duration_ns: p.sleep_ns,
-                delta_tick_ns: p.delta_tick_ns,
-            };
-            let d = teo.select(&mut env);
-            env.last_residency_ns = p.residency_ns;
-            env.poll_time_limit = p.poll_time_limit;
-            teo.reflect(p.got_tick);
-            env.last_state_idx = d.idx as i32;
+            let d = pair.rteo_select(p);
+            pair.rteo_wakeup(p, d.idx);
             sum = sum.wrapping_add(d.idx as u64 + d.stop_tick as u64);
         } else {
-            let (mut stop, mut q) = (true, 0u32);
-            // SAFETY: valid out-pointers; plain calls.
-            let idx = unsafe {
-                let i = ffi::parity_select(
-                    p.disabled,
-                    p.latency_req_ns,
-                    p.tick_stopped,
-                    p.sleep_ns,
-                    p.delta_tick_ns,
-                    &mut stop,
-                    &mut q,
-                );
-                ffi::parity_wakeup(i, p.residency_ns, p.poll_time_limit, p.got_tick);
-                i
-            };
+            let (idx, stop, _) = Pair::c_select(p);
+            Pair::c_wakeup(p, idx);
             sum = sum.wrapping_add(idx as u64 + stop as u64);
         }
     }
