@@ -40,14 +40,15 @@ def parse_kunit(lines):
     Suites are the '# Subtest:' blocks at indentation 4; their cases are the
     results at indentation 4 too (parameterised cases count once, by their own
     line at that depth).  The suite's own line at indentation 0 gives the
-    verdict."""
+    verdict.  A suite that reports more than once (a module's suite runs at
+    every load) adds up its cases and keeps its worst verdict."""
     suites = {}
     cur = None
     for line in lines:
         m = SUBTEST_RE.match(line)
         if m and len(m.group(1)) == 4:
             cur = m.group(2)
-            suites[cur] = [0, 0, 0, None]
+            suites.setdefault(cur, [0, 0, 0, None])
             continue
         m = RESULT_RE.match(line)
         if not m or cur is None:
@@ -57,7 +58,9 @@ def parse_kunit(lines):
         if len(indent) == 4:
             suites[cur][{"pass": 0, "fail": 1, "skip": 2}[kind]] += 1
         elif len(indent) == 0 and name == cur:
-            suites[cur][3] = kind
+            rank = {None: 0, "pass": 1, "skip": 2, "fail": 3}
+            if rank[kind] > rank[suites[cur][3]]:
+                suites[cur][3] = kind
             cur = None
     return suites
 

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! cpuidle driver for pseries (POWER LPARs under PowerVM or KVM), with the
+//! extended CEDE states.
+//!
+//! A Rust counterpart of `cpuidle-pseries.c`.  As there: `powersave=off`
+//! or firmware without SPLPAR means no driver (`ENODEV`); a shared-processor
+//! LPAR gets snooze and "Shared Cede"; a dedicated one snooze and CEDE, and
+//! on POWER10 and later CEDE takes its exit latency from the firmware's
+//! cede latency settings (the lowest non-zero one, residency 10x).  Beyond
+//! upstream, every extended CEDE (XCEDE) setting that an external interrupt
+//! wakes from becomes a state `XCEDE<hint>` (timer stops, exit latency
+//! + 10 us, residency 10x), so that governors can use them.  The settings
+//! are parsed in `pseries_xcede.rs`; malformed firmware data is reported
+//! and leaves the plain snooze + CEDE table.
+//!
+//! The idle-entry routines and platform queries are built-in C
+//! (`pseries_idle.c`); this module can be unloaded and loaded again.
+//!
+//! Testing: QEMU's pseries machine does not implement the cede latency
+//! settings parameter, so a kernel built with
+//! `CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD` takes the firmware's answer
+//! from the `xcede_payload=` parameter (hex bytes) instead.  Without that
+//! option the parameter is refused.
+//!
+//! `/sys/kernel/debug/cpuidle_pseries/states` lists the registered states
+//! with their flags and cede latency hints.
+
+use kernel::{
+    c_str,
+    cpuidle::{
+        Enter, EnterFn, Flags, Hotplug, HotplugRegistration, Options, PauseGuard, Registration,
+        State,
+    },
+    debugfs::{Dir, File},
+    ffi::{c_char, c_int},
+    fmt,
+    prelude::*,
+};
+
+#[path = "pseries_xcede.rs"]
+pub mod pseries_xcede;
+
+use pseries_xcede::{Plan, Skip};
+
+module! {
+    type: PseriesIdle,
+    name: "cpuidle_pseries_rs",
+    authors: ["rcpuidle developers"],
+    description: "pseries cpuidle driver with extended CEDE states",
+    license: "GPL",
+}
+
+// pseries_idle.c (built in) and pseries_param.c (this module); prototypes
+// in pseries_idle.h.  The cpuidle structures are only passed through by
+// pointer; `improper_ctypes` objects to a zero-sized member deep inside.
+#[allow(improper_ctypes)]
+extern "C" {
+    fn pseries_rs_powersave_off() -> bool;
+    fn pseries_rs_splpar() -> bool;
+    fn pseries_rs_shared_processor() -> bool;
+    fn pseries_rs_firmware_latencies() -> bool;
+    fn pseries_rs_tb_ticks_per_sec() -> u64;
+    fn pseries_rs_get_cede_latency(buf: *mut u8, size: usize) -> c_int;
+    fn pseries_rs_set_snooze_timeout_us(us: u64);
+    fn pseries_rs_set_cede_hint(index: c_int, hint: u8) -> c_int;
+    fn pseries_rs_xcede_payload() -> *const c_char;
+    fn pseries_rs_snooze(
+        dev: *mut kernel::bindings::cpuidle_device,
+        drv: *mut kernel::bindings::cpuidle_driver,
+        index: c_int,
+    ) -> c_int;
+    fn pseries_rs_dedicated_cede(
+        dev: *mut kernel::bindings::cpuidle_device,
+        drv: *mut kernel::bindings::cpuidle_driver,
+        index: c_int,
+    ) -> c_int;
+    fn pseries_rs_shared_cede(
+        dev: *mut kernel::bindings::cpuidle_device,
+        drv: *mut kernel::bindings::cpuidle_driver,
+        index: c_int,
+    ) -> c_int;
+}
+
+/// Room for the firmware answer: 2 + 1 + 16 records + NUL, and some slack
+/// so that a payload claiming more than 16 records is seen as such.
+const PAYLOAD_BUF: usize = 256;
+
+/// Where the cede latency settings came from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// Not read: shared LPAR, or firmware latencies not trusted (pre-POWER10).
+    None,
+    /// `ibm,get-system-parameter`.
+    Firmware,
+    /// The test-only `xcede_payload=` parameter.
+    Injected,
+}
+
+/// Reads the cede latency settings: the injected payload if there is one
+/// (refused without the test option), the firmware's otherwise.
+fn read_settings(buf: &mut [u8; PAYLOAD_BUF]) -> Result<(Source, usize)> {
+    // SAFETY: returns the parameter (NULL if unset), a NUL-terminated
+    // string that stays valid while the module is loaded.
+    let param = unsafe { pseries_rs_xcede_payload() };
+    if !param.is_null() {
+        if !cfg!(CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD) {
+            pr_err!("xcede_payload= is for testing only (CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD is not set)\n");
+            return Err(EINVAL);
+        }
+        // SAFETY: see above.
+        let hex = unsafe { CStr::from_char_ptr(param) };
+        let n = pseries_xcede::decode_hex(hex.to_bytes(), buf).map_err(|e| {
+            pr_err!("xcede_payload=: not a hex byte string ({e:?})\n");
+            EINVAL
+        })?;
+        pr_warn!("using the injected cede latency settings ({n} bytes), not the firmware's\n");
+        return Ok((Source::Injected, n));
+    }
+    // SAFETY: `buf` is writable for its length.
+    let ret = unsafe { pseries_rs_get_cede_latency(buf.as_mut_ptr(), buf.len()) };
+    if ret < 0 {
+        pr_info!("no cede latency settings from firmware ({ret}): CEDE only\n");
+        return Ok((Source::None, 0));
+    }
+    Ok((Source::Firmware, ret as usize))
+}
+
+/// Logs every record that gave no state.
+fn report_skips(plan: &Plan) {
+    for &(i, hint, why) in plan.skipped() {
+        let what = match why {
+            Skip::ZeroLatency => "wake-up latency is 0 us",
+            Skip::LatencyOutOfRange => "wake-up latency out of range",
+            Skip::NotIrqResponsive => "not responsive to external interrupts",
+            Skip::HintZero => "hint 0 is CEDE",
+            Skip::DuplicateHint => "duplicate hint",
+            Skip::TooManyStates => "more states than cpuidle holds",
+        };
+        if why.is_warning() {
+            pr_warn!("xcede: skipping record {i} (hint {hint}): {what}\n");
+        } else {
+            pr_info!("xcede: skipping record {i} (hint {hint}): {what}\n");
+        }
+    }
+}
+
+/// A state with its cede latency hint (`None`: not a CEDE state).
+struct Planned {
+    state: State,
+    hint: Option<u8>,
+    /// Storage for an XCEDE name (`State` borrows a `'static` `CStr`).
+    _name: Option<KBox<[u8; 16]>>,
+}
+
+/// Builds the table for this LPAR.
+fn build_states() -> Result<(KVec<Planned>, Source)> {
+    // SAFETY (all `EnterFn::new` below): the routines are `__cpuidle` C
+    // functions returning with IRQs off and the index they were given; none
+    // of the states is `RCU_IDLE`, so the core handles RCU around them.
+    let snooze = unsafe { EnterFn::new(pseries_rs_snooze) };
+    let mut out = KVec::new();
+    out.push(
+        Planned {
+            state: State::new(c"snooze", c"snooze", 0, 0, Enter::C(snooze)).flags(Flags::POLLING),
+            hint: None,
+            _name: None,
+        },
+        GFP_KERNEL,
+    )?;
+    // SAFETY: plain query.
+    if unsafe { pseries_rs_shared_processor() } {
+        // SAFETY: see above.
+        let cede = unsafe { EnterFn::new(pseries_rs_shared_cede) };
+        out.push(
+            Planned {
+                state: State::new(c"Shared Cede", c"Shared Cede", 10, 100, Enter::C(cede)),
+                hint: None,
+                _name: None,
+            },
+            GFP_KERNEL,
+        )?;
+        return Ok((out, Source::None));
+    }
+    // SAFETY: see above.
+    let cede = unsafe { EnterFn::new(pseries_rs_dedicated_cede) };
+    let mut cede0 = State::new(c"CEDE", c"CEDE", 10, 100, Enter::C(cede));
+    let mut xstates = KVec::new();
+    let mut source = Source::None;
+    // SAFETY: plain query.
+    if unsafe { pseries_rs_firmware_latencies() } {
+        let mut buf = KBox::new([0u8; PAYLOAD_BUF], GFP_KERNEL)?;
+        let (src, n) = read_settings(&mut buf)?;
+        source = src;
+        if src != Source::None {
+            match pseries_xcede::parse(&buf[..n]) {
+                Err(e) => {
+                    pr_err!("xcede: malformed cede latency settings ({e:?}): CEDE only\n");
+                }
+                Ok(records) => {
+                    // SAFETY: plain query.
+                    let tb = unsafe { pseries_rs_tb_ticks_per_sec() };
+                    let plan = pseries_xcede::plan(&records, tb);
+                    report_skips(&plan);
+                    if let Some((lat, res)) = plan.cede0 {
+                        cede0.exit_latency_us = lat;
+                        cede0.target_residency_us = res;
+                        pr_info!("CEDE exit latency fixed up to {lat} us\n");
+                    }
+                    for x in plan.states() {
+                        let mut name = KBox::new([0u8; 16], GFP_KERNEL)?;
+                        name[..x.name_with_nul().len()].copy_from_slice(x.name_with_nul());
+                        xstates.push((*x, name), GFP_KERNEL)?;
+                    }
+                }
+            }
+        }
+    }
+    out.push(
+        Planned {
+            state: cede0,
+            hint: Some(0),
+            _name: None,
+        },
+        GFP_KERNEL,
+    )?;
+    for (x, name) in xstates {
+        // SAFETY: `name` holds `XCEDE<hint>` and a NUL; the box is kept in
+        // `Planned` (and then in the module) for as long as the state is
+        // used, and never written again.  `State` copies it into the driver
+        // at registration anyway.
+        let cname: &'static CStr = unsafe { CStr::from_char_ptr(name.as_ptr().cast()) };
+        let mut flags = Flags::NONE;
+        if x.timer_stop {
+            flags = flags | Flags::TIMER_STOP;
+        }
+        out.push(
+            Planned {
+                state: State::new(
+                    cname,
+                    cname,
+                    x.exit_latency_us,
+                    x.target_residency_us,
+                    Enter::C(cede),
+                )
+                .flags(flags),
+                hint: Some(x.hint),
+                _name: Some(name),
+            },
+            GFP_KERNEL,
+        )?;
+    }
+    Ok((out, source))
+}
+
+/// CPU hotplug as upstream: a CPU's device is disabled when it dies and
+/// enabled again when it comes back.
+struct PseriesHotplug;
+
+impl Hotplug for PseriesHotplug {
+    fn online(cpu: u32) -> Result {
+        PauseGuard::new().enable_cpu(cpu)
+    }
+
+    fn dead(cpu: u32) -> Result {
+        PauseGuard::new().disable_cpu(cpu)
+    }
+}
+
+/// The registered driver and what debugfs shows of it.
+struct Registered {
+    _reg: Registration,
+    states: KVec<Planned>,
+    source: Source,
+}
+
+impl Registered {
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let src = match self.source {
+            Source::None => "none",
+            Source::Firmware => "firmware",
+            Source::Injected => "injected",
+        };
+        writeln!(f, "settings: {src}")?;
+        for (i, p) in self.states.iter().enumerate() {
+            let s = &p.state;
+            write!(
+                f,
+                "state{i} {} exit_latency_us={} target_residency_us={} flags={:#x}",
+                s.name.to_str().unwrap_or("?"),
+                s.exit_latency_us,
+                s.target_residency_us,
+                s.flags.bits()
+            )?;
+            if s.flags.contains(Flags::POLLING) {
+                write!(f, " polling")?;
+            }
+            if s.flags.contains(Flags::TIMER_STOP) {
+                write!(f, " timer_stop")?;
+            }
+            match p.hint {
+                Some(h) => writeln!(f, " hint={h}")?,
+                None => writeln!(f)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+// Fields drop in order: hotplug states first, then the debugfs file (which
+// owns the registration), then its directory.
+struct PseriesIdle {
+    _hotplug: HotplugRegistration<PseriesHotplug>,
+    _states: Pin<KBox<File<Registered>>>,
+    _dir: Dir,
+}
+
+impl kernel::Module for PseriesIdle {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
+        // SAFETY: plain queries.
+        if unsafe { pseries_rs_powersave_off() } {
+            pr_info!("powersave=off: not registering\n");
+            return Err(ENODEV);
+        }
+        // SAFETY: plain query.
+        if !unsafe { pseries_rs_splpar() } {
+            pr_info!("firmware without SPLPAR: not registering\n");
+            return Err(ENODEV);
+        }
+        let (planned, source) = build_states()?;
+        for (i, p) in planned.iter().enumerate() {
+            if let Some(h) = p.hint {
+                // SAFETY: plain store into the C table, before registration.
+                kernel::error::to_result(unsafe { pseries_rs_set_cede_hint(i as c_int, h) })?;
+            }
+        }
+        // Snooze polls for at most state 1's target residency.
+        let snooze_us = planned.get(1).map_or(0, |p| p.state.target_residency_us);
+        // SAFETY: plain store, before registration.
+        unsafe { pseries_rs_set_snooze_timeout_us(u64::from(snooze_us)) };
+        let mut states = KVec::with_capacity(planned.len(), GFP_KERNEL)?;
+        for p in planned.iter() {
+            states.push(p.state, GFP_KERNEL)?;
+        }
+        let reg = Registration::new(c_str!("pseries_idle"), &states, Options::default())
+            .inspect_err(|e| pr_err!("registration failed: {e:?}\n"))?;
+        for (i, s) in states.iter().enumerate() {
+            pr_info!(
+                "state{i} {}: exit {} us, residency {} us, flags {:#x}\n",
+                s.name,
+                s.exit_latency_us,
+                s.target_residency_us,
+                s.flags.bits()
+            );
+        }
+        let dir = Dir::new(c_str!("cpuidle_pseries"));
+        let file = KBox::pin_init(
+            dir.read_callback_file(
+                c_str!("states"),
+                Registered {
+                    _reg: reg,
+                    states: planned,
+                    source,
+                },
+                &|r: &Registered, f: &mut fmt::Formatter<'_>| r.show(f),
+            ),
+            GFP_KERNEL,
+        )?;
+        let hotplug = HotplugRegistration::new(
+            c_str!("cpuidle/pseries_rs:online"),
+            c_str!("cpuidle/pseries_rs:dead"),
+        )?;
+        Ok(Self {
+            _hotplug: hotplug,
+            _states: file,
+            _dir: dir,
+        })
+    }
+}

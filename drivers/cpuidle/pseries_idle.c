@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Built-in support for the Rust pseries cpuidle driver (pseries.rs): the
+ * idle-entry routines, which run with RCU not watching and so must be
+ * __cpuidle C, and the platform facts the module needs but cannot reach
+ * (none of the arch symbols used here is exported).
+ */
+
+#include <linux/cpuidle.h>
+#include <linux/export.h>
+#include <linux/minmax.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+
+#include <asm/cputable.h>
+#include <asm/firmware.h>
+#include <asm/idle.h>
+#include <asm/lppaca.h>
+#include <asm/machdep.h>
+#include <asm/papr-sysparm.h>
+#include <asm/plpar_wrappers.h>
+#include <asm/reg.h>
+#include <asm/runlatch.h>
+#include <asm/time.h>
+
+#include "pseries_idle.h"
+
+/* "Cede Latency Settings Information" system parameter (PAPR 7.3.16). */
+#define CEDE_LATENCY_TOKEN	45
+
+/* Polling budget of the snooze state in timebase ticks; 0: unlimited. */
+static u64 snooze_ticks __read_mostly;
+/* Cede latency hint per state index, written to the lppaca around H_CEDE. */
+static u8 cede_hint[CPUIDLE_STATE_MAX] __read_mostly;
+
+/* "powersave=off" on the command line: no cpuidle driver at all. */
+bool pseries_rs_powersave_off(void)
+{
+	return cpuidle_disable != IDLE_NO_OVERRIDE;
+}
+EXPORT_SYMBOL_GPL(pseries_rs_powersave_off);
+
+bool pseries_rs_splpar(void)
+{
+	return firmware_has_feature(FW_FEATURE_SPLPAR);
+}
+EXPORT_SYMBOL_GPL(pseries_rs_splpar);
+
+bool pseries_rs_shared_processor(void)
+{
+	return lppaca_shared_proc();
+}
+EXPORT_SYMBOL_GPL(pseries_rs_shared_processor);
+
+/*
+ * Firmware's wake-up latencies are only accurate from POWER10 on (also in
+ * an older compatibility mode on a POWER10).
+ */
+bool pseries_rs_firmware_latencies(void)
+{
+	return cpu_has_feature(CPU_FTR_ARCH_31) || pvr_version_is(PVR_POWER10);
+}
+EXPORT_SYMBOL_GPL(pseries_rs_firmware_latencies);
+
+u64 pseries_rs_tb_ticks_per_sec(void)
+{
+	return tb_ticks_per_sec;
+}
+EXPORT_SYMBOL_GPL(pseries_rs_tb_ticks_per_sec);
+
+/*
+ * Copy the raw answer of ibm,get-system-parameter for the cede latency
+ * settings (16-bit length, then the payload) into @buf.  Returns the bytes
+ * copied or a negative error; the caller parses and validates them.
+ */
+int pseries_rs_get_cede_latency(u8 *buf, size_t size)
+{
+	struct papr_sysparm_buf *work;
+	size_t len;
+	int ret;
+
+	work = papr_sysparm_buf_alloc();
+	if (!work)
+		return -ENOMEM;
+	ret = papr_sysparm_get(mk_papr_sysparm(CEDE_LATENCY_TOKEN), work);
+	if (!ret) {
+		len = min(size, sizeof(work->len) + be16_to_cpu(work->len));
+		len = min(len, sizeof(*work));
+		memcpy(buf, work, len);
+		ret = len;
+	}
+	papr_sysparm_buf_free(work);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(pseries_rs_get_cede_latency);
+
+/* Set before the driver registers; 0 lets snooze poll until resched. */
+void pseries_rs_set_snooze_timeout_us(u64 us)
+{
+	snooze_ticks = us * tb_ticks_per_usec;
+}
+EXPORT_SYMBOL_GPL(pseries_rs_set_snooze_timeout_us);
+
+/* Set before the driver registers, for each state using dedicated_cede. */
+int pseries_rs_set_cede_hint(int index, u8 hint)
+{
+	if (index < 0 || index >= CPUIDLE_STATE_MAX)
+		return -EINVAL;
+	cede_hint[index] = hint;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(pseries_rs_set_cede_hint);
+
+/* Poll at low SMT priority until there is work or the budget is spent. */
+int __cpuidle pseries_rs_snooze(struct cpuidle_device *dev,
+				struct cpuidle_driver *drv, int index)
+{
+	u64 end;
+
+	set_thread_flag(TIF_POLLING_NRFLAG);
+	pseries_idle_prolog();
+	raw_local_irq_enable();
+	end = get_tb() + snooze_ticks;
+	dev->poll_time_limit = false;
+
+	while (!need_resched()) {
+		HMT_low();
+		HMT_very_low();
+		if (snooze_ticks && get_tb() > end) {
+			/*
+			 * Leave with no task woken: stop advertising that we
+			 * poll, then order that before any later need_resched()
+			 * test.
+			 */
+			dev->poll_time_limit = true;
+			clear_thread_flag(TIF_POLLING_NRFLAG);
+			smp_mb();
+			break;
+		}
+	}
+	HMT_medium();
+	if (!dev->poll_time_limit)
+		clear_thread_flag(TIF_POLLING_NRFLAG);
+
+	raw_local_irq_disable();
+	pseries_idle_epilog();
+	return index;
+}
+EXPORT_SYMBOL_GPL(pseries_rs_snooze);
+
+/*
+ * H_CEDE unless an interrupt came in while soft-disabled; the hypervisor
+ * returns with interrupts on.
+ */
+static __cpuidle void cede_if_quiet(void)
+{
+	if (!prep_irq_for_idle())
+		return;
+	cede_processor();
+#ifdef CONFIG_TRACE_IRQFLAGS
+	if (WARN_ON(!(mfmsr() & MSR_EE)))
+		__hard_irq_enable();
+#endif
+}
+
+/*
+ * CEDE and the extended CEDE states: cede with this state's latency hint
+ * in the lppaca (0 for CEDE itself), donating the dedicated CPU meanwhile,
+ * and put the previous hint back afterwards.
+ */
+int __cpuidle pseries_rs_dedicated_cede(struct cpuidle_device *dev,
+					struct cpuidle_driver *drv, int index)
+{
+	struct lppaca *lp = get_lppaca();
+	u8 prev;
+
+	pseries_idle_prolog();
+	lp->donate_dedicated_cpu = 1;
+	prev = lp->cede_latency_hint;
+	lp->cede_latency_hint = cede_hint[index];
+
+	HMT_medium();
+	cede_if_quiet();
+
+	raw_local_irq_disable();
+	lp->cede_latency_hint = prev;
+	lp->donate_dedicated_cpu = 0;
+	pseries_idle_epilog();
+	return index;
+}
+EXPORT_SYMBOL_GPL(pseries_rs_dedicated_cede);
+
+/* Shared-processor LPAR: give the virtual processor back to the hypervisor. */
+int __cpuidle pseries_rs_shared_cede(struct cpuidle_device *dev,
+				     struct cpuidle_driver *drv, int index)
+{
+	pseries_idle_prolog();
+	cede_if_quiet();
+	raw_local_irq_disable();
+	pseries_idle_epilog();
+	return index;
+}
+EXPORT_SYMBOL_GPL(pseries_rs_shared_cede);
