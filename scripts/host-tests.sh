@@ -10,7 +10,7 @@ CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
 export PATH="$HOME/.cargo/bin:$PATH"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$CACHE/cargo-target}
 p=0 f=0 s=0
-for crate in "$TOP"/governors/*/Cargo.toml; do
+for crate in "$TOP"/governors/*/Cargo.toml "$TOP"/tools/xcede-fuzz/Cargo.toml; do
 	[ -f "$crate" ] || continue
 	out=$(cargo test --quiet --manifest-path "$crate" 2>&1)
 	rc=$?
@@ -21,6 +21,17 @@ for crate in "$TOP"/governors/*/Cargo.toml; do
 	[ $rc = 0 ] || { echo "host: cargo test failed for $crate"; f=$((f + 1)); }
 	echo "host: cargo test $(basename "$(dirname "$crate")")"
 done
+
+# the pseries XCEDE parser under a fixed fuzzing budget (fixed seed, so a
+# failure reproduces): no panic (bounds, overflow checks on), no broken
+# invariant
+fuzz=5000000
+if cargo build --quiet --release --manifest-path "$TOP/tools/xcede-fuzz/Cargo.toml" 2>&1 &&
+   out=$("$CARGO_TARGET_DIR/release/xcede-fuzz" $fuzz 24301 2>&1); then
+	echo "host: $out"; p=$((p + 1))
+else
+	echo "host: xcede-fuzz failed: $out"; f=$((f + 1))
+fi
 
 # rteo vs the kernel's teo.c: a fixed-seed subset (make parity runs more),
 # then the mutants that prove the harness can fail

@@ -23,7 +23,14 @@ echo "governor:             $(cat $cpuidle/current_governor 2>/dev/null)"
 echo "available governors:  $(cat $cpuidle/available_governors 2>/dev/null)"
 for m in /lib/modules/*.ko; do
 	[ -f "$m" ] || continue
-	case "$(basename "$m")" in *vstates*) insmod "$m" table=x86-like && echo "loaded $(basename "$m") table=x86-like" ;; esac
+	case "$(basename "$m")" in
+	*vstates*) insmod "$m" table=x86-like && echo "loaded $(basename "$m") table=x86-like" ;;
+	# QEMU has no cede latency settings: inject three XCEDE records
+	*pseries-rs*)
+		p=002009010000000000000400010200000000000028000103000000000000c8000100
+		insmod "$m" xcede_payload=$p && echo "loaded $(basename "$m") xcede_payload=$p"
+		cat /sys/kernel/debug/cpuidle_pseries/states 2>/dev/null ;;
+	esac
 done
 echo "driver after modules: $(cat $cpuidle/current_driver 2>/dev/null)"
 for gov in $(cat $cpuidle/available_governors 2>/dev/null); do

@@ -108,8 +108,10 @@ pub fn states(soc: &Soc) -> Result<KVec<State>> {
     for (i, spec) in soc.table.iter().enumerate() {
         let enter = if i == 0 { wfi } else { power_down };
         if (i == 0) == (spec.flags & FLAG_RCU_IDLE != 0) {
-            pr_err!("{}: state {i}: RCU_IDLE must be set exactly on the power-down states\n",
-                soc.driver_name);
+            pr_err!(
+                "{}: state {i}: RCU_IDLE must be set exactly on the power-down states\n",
+                soc.driver_name
+            );
             return Err(EINVAL);
         }
         let state = State::new(
@@ -200,10 +202,7 @@ impl platform::Driver for MvebuV7Driver {
                 s.flags.bits()
             );
         }
-        Ok(MvebuIdle {
-            reg,
-            _claim: claim,
-        })
+        Ok(MvebuIdle { reg, _claim: claim })
     }
 }
 
@@ -266,7 +265,8 @@ mod tests {
             }
             // SAFETY: `pdev` is a valid, not yet added device that we own.
             unsafe {
-                (*pdev).dev.platform_data = suspend.map_or(core::ptr::null_mut(), |f| f as *mut c_void);
+                (*pdev).dev.platform_data =
+                    suspend.map_or(core::ptr::null_mut(), |f| f as *mut c_void);
             }
             // SAFETY: as above; on failure the device is put below.
             let ret = unsafe { bindings::platform_device_add(pdev) };

@@ -20,8 +20,10 @@
 //! Testing: QEMU's pseries machine does not implement the cede latency
 //! settings parameter, so a kernel built with
 //! `CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD` takes the firmware's answer
-//! from the `xcede_payload=` parameter (hex bytes) instead.  Without that
-//! option the parameter is refused.
+//! from the `xcede_payload=` parameter (hex bytes) instead, and `lpar=`
+//! (`auto`, `dedicated`, `shared`) overrides the LPAR type (QEMU always
+//! reports a shared-processor LPAR).  Without that option both parameters
+//! are refused.
 //!
 //! `/sys/kernel/debug/cpuidle_pseries/states` lists the registered states
 //! with their flags and cede latency hints.
@@ -65,6 +67,7 @@ extern "C" {
     fn pseries_rs_set_snooze_timeout_us(us: u64);
     fn pseries_rs_set_cede_hint(index: c_int, hint: u8) -> c_int;
     fn pseries_rs_xcede_payload() -> *const c_char;
+    fn pseries_rs_lpar() -> *const c_char;
     fn pseries_rs_snooze(
         dev: *mut kernel::bindings::cpuidle_device,
         drv: *mut kernel::bindings::cpuidle_driver,
@@ -97,33 +100,71 @@ enum Source {
     Injected,
 }
 
-/// Reads the cede latency settings: the injected payload if there is one
-/// (refused without the test option), the firmware's otherwise.
-fn read_settings(buf: &mut [u8; PAYLOAD_BUF]) -> Result<(Source, usize)> {
+/// Whether to build the shared-processor table: the LPAR's type, unless
+/// the test-only `lpar=` parameter says otherwise.
+fn shared_lpar() -> Result<bool> {
+    // SAFETY: returns the parameter, a NUL-terminated string that stays
+    // valid while the module is loaded (default "auto").
+    let lpar = unsafe { CStr::from_char_ptr(pseries_rs_lpar()) };
+    let forced = match lpar.to_bytes() {
+        b"auto" => None,
+        b"dedicated" => Some(false),
+        b"shared" => Some(true),
+        _ => {
+            pr_err!("lpar={lpar}: must be auto, dedicated or shared\n");
+            return Err(EINVAL);
+        }
+    };
+    if let Some(shared) = forced {
+        if !cfg!(CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD) {
+            pr_err!(
+                "lpar= is for testing only (CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD is not set)\n"
+            );
+            return Err(EINVAL);
+        }
+        pr_warn!("lpar={lpar}: using the {lpar} table whatever the LPAR type\n");
+        return Ok(shared);
+    }
+    // SAFETY: plain query.
+    Ok(unsafe { pseries_rs_shared_processor() })
+}
+
+/// The test-only `xcede_payload=` parameter, decoded into `buf`: its
+/// length, or `None` if it is not set.  Refused without the test option.
+fn injected_settings(buf: &mut [u8; PAYLOAD_BUF]) -> Result<Option<usize>> {
     // SAFETY: returns the parameter (NULL if unset), a NUL-terminated
     // string that stays valid while the module is loaded.
     let param = unsafe { pseries_rs_xcede_payload() };
-    if !param.is_null() {
-        if !cfg!(CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD) {
-            pr_err!("xcede_payload= is for testing only (CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD is not set)\n");
-            return Err(EINVAL);
-        }
-        // SAFETY: see above.
-        let hex = unsafe { CStr::from_char_ptr(param) };
-        let n = pseries_xcede::decode_hex(hex.to_bytes(), buf).map_err(|e| {
-            pr_err!("xcede_payload=: not a hex byte string ({e:?})\n");
-            EINVAL
-        })?;
+    if param.is_null() {
+        return Ok(None);
+    }
+    if !cfg!(CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD) {
+        pr_err!("xcede_payload= is for testing only (CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD is not set)\n");
+        return Err(EINVAL);
+    }
+    // SAFETY: see above.
+    let hex = unsafe { CStr::from_char_ptr(param) };
+    let n = pseries_xcede::decode_hex(hex.to_bytes(), buf).map_err(|e| {
+        pr_err!("xcede_payload=: not a hex byte string ({e:?})\n");
+        EINVAL
+    })?;
+    Ok(Some(n))
+}
+
+/// The cede latency settings: the injected ones if any, else the
+/// firmware's.
+fn read_settings(buf: &mut [u8; PAYLOAD_BUF], injected: Option<usize>) -> (Source, usize) {
+    if let Some(n) = injected {
         pr_warn!("using the injected cede latency settings ({n} bytes), not the firmware's\n");
-        return Ok((Source::Injected, n));
+        return (Source::Injected, n);
     }
     // SAFETY: `buf` is writable for its length.
     let ret = unsafe { pseries_rs_get_cede_latency(buf.as_mut_ptr(), buf.len()) };
     if ret < 0 {
         pr_info!("no cede latency settings from firmware ({ret}): CEDE only\n");
-        return Ok((Source::None, 0));
+        return (Source::None, 0);
     }
-    Ok((Source::Firmware, ret as usize))
+    (Source::Firmware, ret as usize)
 }
 
 /// Logs every record that gave no state.
@@ -159,6 +200,10 @@ fn build_states() -> Result<(KVec<Planned>, Source)> {
     // functions returning with IRQs off and the index they were given; none
     // of the states is `RCU_IDLE`, so the core handles RCU around them.
     let snooze = unsafe { EnterFn::new(pseries_rs_snooze) };
+    // Parameters first, so that a bad one is refused whatever the LPAR.
+    let mut buf = KBox::new([0u8; PAYLOAD_BUF], GFP_KERNEL)?;
+    let injected = injected_settings(&mut buf)?;
+    let shared = shared_lpar()?;
     let mut out = KVec::new();
     out.push(
         Planned {
@@ -168,8 +213,12 @@ fn build_states() -> Result<(KVec<Planned>, Source)> {
         },
         GFP_KERNEL,
     )?;
-    // SAFETY: plain query.
-    if unsafe { pseries_rs_shared_processor() } {
+    if shared {
+        if injected.is_some() {
+            pr_warn!(
+                "xcede_payload= ignored: a shared-processor LPAR has no extended CEDE states\n"
+            );
+        }
         // SAFETY: see above.
         let cede = unsafe { EnterFn::new(pseries_rs_shared_cede) };
         out.push(
@@ -188,9 +237,12 @@ fn build_states() -> Result<(KVec<Planned>, Source)> {
     let mut xstates = KVec::new();
     let mut source = Source::None;
     // SAFETY: plain query.
+    if injected.is_some() && !unsafe { pseries_rs_firmware_latencies() } {
+        pr_warn!("xcede_payload= ignored: firmware latencies are only used from POWER10 on\n");
+    }
+    // SAFETY: plain query.
     if unsafe { pseries_rs_firmware_latencies() } {
-        let mut buf = KBox::new([0u8; PAYLOAD_BUF], GFP_KERNEL)?;
-        let (src, n) = read_settings(&mut buf)?;
+        let (src, n) = read_settings(&mut buf, injected);
         source = src;
         if src != Source::None {
             match pseries_xcede::parse(&buf[..n]) {

@@ -127,13 +127,10 @@ int __cpuidle pseries_rs_snooze(struct cpuidle_device *dev,
 		HMT_low();
 		HMT_very_low();
 		if (snooze_ticks && get_tb() > end) {
-			/*
-			 * Leave with no task woken: stop advertising that we
-			 * poll, then order that before any later need_resched()
-			 * test.
-			 */
+			/* Budget spent with no task woken: stop polling. */
 			dev->poll_time_limit = true;
 			clear_thread_flag(TIF_POLLING_NRFLAG);
+			/* Order the flag clear before any later need_resched(). */
 			smp_mb();
 			break;
 		}

@@ -30,5 +30,6 @@ int pseries_rs_shared_cede(struct cpuidle_device *dev,
 
 /* pseries_param.c, in the module */
 const char *pseries_rs_xcede_payload(void);
+const char *pseries_rs_lpar(void);
 
 #endif /* __CPUIDLE_PSERIES_IDLE_H */

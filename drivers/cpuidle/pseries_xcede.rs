@@ -135,15 +135,23 @@ pub fn parse(buf: &[u8]) -> Result<Records, ParseError> {
     Ok(out)
 }
 
+/// Fastest timebase accepted, Hz (POWER's is 512 MHz): keeps the
+/// conversion in 64-bit arithmetic.
+pub const MAX_TB_HZ: u64 = 1 << 34;
+
 /// Timebase ticks to microseconds as the kernel does it: ticks to
 /// nanoseconds (rounded down, as `tb_to_ns()`), then `DIV_ROUND_UP` to
-/// microseconds.  `None` for a zero timebase frequency or a result above
-/// [`MAX_LATENCY_US`].
+/// microseconds.  `None` for a timebase frequency of 0 or above
+/// [`MAX_TB_HZ`], or a result above [`MAX_LATENCY_US`].
 pub fn ticks_to_us(ticks: u64, tb_hz: u64) -> Option<u32> {
-    if tb_hz == 0 {
+    if tb_hz == 0 || tb_hz > MAX_TB_HZ {
         return None;
     }
-    let ns = u128::from(ticks) * 1_000_000_000 / u128::from(tb_hz);
+    // ticks * 10^9 / tb without 128-bit division: the remainder is below
+    // 2^34, so remainder * 10^9 fits in 64 bits.
+    let whole = (ticks / tb_hz).checked_mul(1_000_000_000)?;
+    let frac = (ticks % tb_hz) * 1_000_000_000 / tb_hz;
+    let ns = whole.checked_add(frac)?;
     let us = ns.div_ceil(1000);
     u32::try_from(us).ok().filter(|&us| us <= MAX_LATENCY_US)
 }
@@ -393,8 +401,11 @@ pub mod testing {
 
     /// The three records the QEMU test injects: hints 1..3 waking in 2, 20
     /// and 100 us.
-    pub const THREE: [(u8, u64, bool); 3] =
-        [(1, 2 * 512, true), (2, 20 * 512, true), (3, 100 * 512, true)];
+    pub const THREE: [(u8, u64, bool); 3] = [
+        (1, 2 * 512, true),
+        (2, 20 * 512, true),
+        (3, 100 * 512, true),
+    ];
 
     /// Checks every invariant the driver relies on, for any input: never
     /// panics, at most 16 records, states sorted and unique, latencies in
@@ -433,8 +444,7 @@ pub mod testing {
             }
             prev = Some(s);
         }
-        count <= MAX_XCEDE_STATES
-            && count + p.skipped().count() <= recs.as_slice().len()
+        count <= MAX_XCEDE_STATES && count + p.skipped().count() <= recs.as_slice().len()
     }
 }
 
@@ -482,7 +492,10 @@ mod tests {
         let Some(s) = p.states().next() else {
             return Err(ParseError::Short(0));
         };
-        assert_eq!((s.hint, s.exit_latency_us, s.target_residency_us), (7, 20, 200));
+        assert_eq!(
+            (s.hint, s.exit_latency_us, s.target_residency_us),
+            (7, 20, 200)
+        );
         assert_eq!(s.name_with_nul(), b"XCEDE7\0");
 
         let mut recs = [(0u8, 0u64, true); 16];
@@ -528,7 +541,10 @@ mod tests {
         );
         // payload size larger than the buffer
         b[0] = 0xff;
-        assert!(matches!(parse(&b[..n]), Err(ParseError::PayloadTooLarge { .. })));
+        assert!(matches!(
+            parse(&b[..n]),
+            Err(ParseError::PayloadTooLarge { .. })
+        ));
         b[0] = 0;
         // a record cut short inside the payload
         b[1] = (n - 2 - 4) as u8;
@@ -551,13 +567,13 @@ mod tests {
     #[test]
     fn odd_records_are_skipped() -> Result<(), ParseError> {
         let (b, n) = buf(&[
-            (1, 0, true),          // zero latency
-            (2, 200, true),        // < 1 us: rounds up to 1 us, kept
-            (3, 10 * 512, false),  // not IRQ-responsive
-            (2, 30 * 512, true),   // duplicate hint
-            (0, 5 * 512, true),    // CEDE itself
-            (5, u64::MAX, true),   // out of range
-            (6, 3 * 512, true),    // kept, sorted after hint 2
+            (1, 0, true),         // zero latency
+            (2, 200, true),       // < 1 us: rounds up to 1 us, kept
+            (3, 10 * 512, false), // not IRQ-responsive
+            (2, 30 * 512, true),  // duplicate hint
+            (0, 5 * 512, true),   // CEDE itself
+            (5, u64::MAX, true),  // out of range
+            (6, 3 * 512, true),   // kept, sorted after hint 2
         ]);
         let p = plan(&parse(&b[..n])?, TB_HZ);
         let mut why = [None; 7];
@@ -592,7 +608,11 @@ mod tests {
 
     #[test]
     fn unsorted_latencies_are_ordered() -> Result<(), ParseError> {
-        let (b, n) = buf(&[(3, 100 * 512, true), (1, 2 * 512, true), (2, 20 * 512, true)]);
+        let (b, n) = buf(&[
+            (3, 100 * 512, true),
+            (1, 2 * 512, true),
+            (2, 20 * 512, true),
+        ]);
         let p = plan(&parse(&b[..n])?, TB_HZ);
         let mut h = [0u8; 3];
         for (slot, s) in h.iter_mut().zip(p.states()) {
@@ -613,6 +633,8 @@ mod tests {
         // below one nanosecond rounds to 0 ns first, as tb_to_ns() does
         assert_eq!(ticks_to_us(1, 2_000_000_000), Some(0));
         assert_eq!(ticks_to_us(5, 0), None);
+        assert_eq!(ticks_to_us(5, MAX_TB_HZ + 1), None);
+        assert_eq!(ticks_to_us(MAX_TB_HZ - 1, MAX_TB_HZ), Some(1_000_000));
         let max = u64::from(MAX_LATENCY_US) * 512;
         assert_eq!(ticks_to_us(max, TB_HZ), Some(MAX_LATENCY_US));
         assert_eq!(ticks_to_us(max + 1, TB_HZ), None);

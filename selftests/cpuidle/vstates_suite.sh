@@ -9,6 +9,7 @@
 
 DIR=$(dirname "$0")
 . "$DIR/ktap_helpers.sh"
+. "$DIR/suite_lib.sh"
 
 set -- ${RCPUIDLE_ARGS:-} "$@"
 table=${1:-x86-like}
@@ -28,30 +29,7 @@ if ! insmod "$MOD" table="$table"; then
 	exit "$KSFT_FAIL"
 fi
 ktap_test_pass "load cpuidle_vstates table=$table (driver $(cat $SYS/current_driver))"
-orig=$(cat $SYS/current_governor)
-for g in $govs; do
-	echo " $(cat $SYS/available_governors) " | grep -q " $g " || continue
-	echo "$g" >$SYS/current_governor
-	for t in cpuidle_sysfs.sh cpu_dma_latency.sh pm_qos_cpu.sh; do
-		out=$(sh "$DIR/$t" 2>&1)
-		echo "$out" | sed -nE 's/^(ok|not ok) [0-9]+ (.*)$/\1|\2/p' |
-		while IFS='|' read -r res desc; do
-			echo "$res $table/$g/$t: $desc"
-		done >"/tmp/vstates.$$"
-		while read -r line; do
-			case "$line" in
-			"not ok "*) ktap_test_fail "${line#not ok }" ;;
-			*"# SKIP"*) d=${line#ok }; ktap_test_skip "${d%% # SKIP*}" ;;
-			*) ktap_test_pass "${line#ok }" ;;
-			esac
-		done <"/tmp/vstates.$$"
-		rm -f "/tmp/vstates.$$"
-		if echo "$out" | grep -q '^1\.\.0 # SKIP'; then
-			ktap_test_skip "$table/$g/$t: $(echo "$out" | sed -n 's/^1\.\.0 # SKIP //p')"
-		fi
-	done
-done
-echo "$orig" >$SYS/current_governor
+run_suite "$table" $govs
 
 # emulated energy: it grows, and an idle second with only state 0 enabled
 # costs more than one with every state enabled

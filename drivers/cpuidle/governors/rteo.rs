@@ -11,7 +11,9 @@
 //!   the governor is being enabled on the CPU (its device is not in use),
 //!   so it needs no lock;
 //! - nothing here allocates, sleeps or prints in `select`/`reflect`;
-//! - registration happens from the postcore initcall in `rteo_init.c`.
+//! - registration happens from the postcore initcall in `rteo_init.c`,
+//!   which also holds the `rteo.parity` parameter: rteo runs the core in
+//!   [`rteo_core::Mode::Default`] unless it is set.
 
 use core::cell::UnsafeCell;
 use kernel::{
@@ -23,7 +25,7 @@ use kernel::{
 #[path = "rteo_core.rs"]
 pub mod rteo_core;
 
-use rteo_core::{Env, SleepLength, State, Teo, STATE_MAX};
+use rteo_core::{Env, Mode, SleepLength, State, Teo, STATE_MAX};
 
 const NR_CPUS: usize = bindings::NR_CPUS as usize;
 
@@ -170,6 +172,12 @@ impl Governor for Rteo {
         // SAFETY: the core enables the governor on a device not in use.
         let data = unsafe { DATA.get(dev.cpu()) }.ok_or(EINVAL)?;
         *data = Teo::ZERO;
+        // SAFETY: plain read of a module parameter.
+        data.mode = if unsafe { rteo_parity_mode() } {
+            Mode::Parity
+        } else {
+            Mode::Default
+        };
         Ok(())
     }
 }
@@ -177,6 +185,11 @@ impl Governor for Rteo {
 static GOVERNOR: GovernorSlot<Rteo> = GovernorSlot::new();
 
 /// Registers the governor; called once by the initcall in `rteo_init.c`.
+extern "C" {
+    /// `rteo.parity` (rteo_init.c).
+    fn rteo_parity_mode() -> bool;
+}
+
 #[no_mangle]
 pub extern "C" fn rteo_register() -> kernel::ffi::c_int {
     match GOVERNOR.register() {

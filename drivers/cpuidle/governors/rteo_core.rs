@@ -110,6 +110,15 @@ pub struct Decision {
     pub stop_tick: bool,
 }
 
+/// How `select()` decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Exactly teo.c's decisions (what the parity harness checks).
+    Parity,
+    /// rteo's own refinements on top of teo (see `Documentation/rteo.md`).
+    Default,
+}
+
 /// Per-CPU governor state.  Zeroed (`Teo::default()`) when the governor is
 /// enabled on a CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,6 +138,17 @@ pub struct Teo {
     pub short_idles: u32,
     /// The last wakeup was by the tick.
     pub tick_wakeup: bool,
+    /// Decision mode; kept when the metrics are reset.
+    pub mode: Mode,
+    /// The last idle period ended by the polling time limit.
+    pub poll_timed_out: bool,
+    /// Idle periods in a row that ended by the polling time limit.
+    pub poll_timeouts: u32,
+    /// Idle time measured for the last period, ns (as `update()` saw it).
+    pub last_measured_ns: i64,
+    /// Weighted count of intercepts by interrupts other than the tick after
+    /// at least half a tick of idle time.
+    pub long_intercepts: u32,
 }
 
 impl Teo {
@@ -144,6 +164,11 @@ impl Teo {
         tick_intercepts: 0,
         short_idles: 0,
         tick_wakeup: false,
+        mode: Mode::Parity,
+        poll_timed_out: false,
+        poll_timeouts: 0,
+        last_measured_ns: 0,
+        long_intercepts: 0,
     };
 }
 
@@ -174,8 +199,15 @@ impl Teo {
         let mut total: u32 = 0;
 
         decay(&mut self.short_idles);
+        decay(&mut self.long_intercepts);
 
-        let measured_ns: i64 = if env.take_poll_time_limit() {
+        self.poll_timed_out = env.take_poll_time_limit();
+        self.poll_timeouts = if self.poll_timed_out {
+            self.poll_timeouts.saturating_add(1)
+        } else {
+            0
+        };
+        let measured_ns: i64 = if self.poll_timed_out {
             // The polling state timed out: this may have been a long sleep.
             i64::MAX
         } else {
@@ -192,6 +224,7 @@ impl Teo {
             }
             m
         };
+        self.last_measured_ns = measured_ns;
 
         let states = env.states();
         for (i, s) in states.iter().enumerate() {
@@ -240,6 +273,9 @@ impl Teo {
             if measured_ns <= env.tick_nsec() {
                 self.tick_intercepts = self.tick_intercepts.wrapping_add(PULSE);
             }
+            if !self.tick_wakeup && measured_ns >= env.tick_nsec() / 2 {
+                self.long_intercepts = self.long_intercepts.wrapping_add(PULSE);
+            }
         }
     }
 
@@ -260,8 +296,18 @@ impl Teo {
         idx
     }
 
-    /// Selects the idle state to enter (`teo_select()`).
+    /// Selects the idle state to enter: `teo_select()`, with rteo's
+    /// refinements in [`Mode::Default`].
     pub fn select<E: Env>(&mut self, env: &mut E) -> Decision {
+        let d = self.select_inner(env);
+        if self.mode == Mode::Default && self.poll_timeouts >= 2 {
+            return Self::no_poll_after_timeout(env, d);
+        }
+        d
+    }
+
+    /// `teo_select()`, plus the tick rule of [`Mode::Default`].
+    fn select_inner<E: Env>(&mut self, env: &mut E) -> Decision {
         let latency_req = env.latency_req_ns();
         let tick_nsec = env.tick_nsec();
         let tick_stopped = env.tick_stopped();
@@ -319,6 +365,10 @@ impl Teo {
             };
         }
         let mut idx = idx as usize;
+
+        if self.mode == Mode::Default && self.tick_woke_long_idle(tick_nsec) {
+            return self.select_by_sleep_length(env, idx0, constraint_idx, tick_stopped);
+        }
         let duration_ns: i64;
 
         'end: {
@@ -420,7 +470,102 @@ impl Teo {
 
         // The tick stays: the state must fit before the next tick.
         if idx > idx0 && env.states()[idx].target_residency_ns > delta_tick {
+            // Default mode: when the state was chosen by the next timer and
+            // fits the time until it, stop the tick rather than take a
+            // shallower state that would wake up on the tick and enter
+            // again for the rest of the sleep.
+            if self.mode == Mode::Default
+                && duration_ns == self.sleep_length_ns
+                && env.states()[idx].target_residency_ns <= duration_ns
+            {
+                return Decision {
+                    idx,
+                    stop_tick: true,
+                };
+            }
             idx = Self::find_shallower_state(env, idx, delta_tick);
+        }
+        Decision {
+            idx,
+            stop_tick: false,
+        }
+    }
+
+    /// Default mode: the tick woke the CPU after at least half a tick of
+    /// idle time, and hardly any recent idle period of that length was cut
+    /// short by an interrupt other than the tick ([`Teo::long_intercepts`]
+    /// below 1/16 of the total).  teo would trust the
+    /// metrics of the short idles again and may sit in a shallow state
+    /// tick after tick until the timer comes; rteo goes by the sleep
+    /// length instead.
+    fn tick_woke_long_idle(&self, tick_nsec: i64) -> bool {
+        self.tick_wakeup
+            && self.last_measured_ns >= tick_nsec / 2
+            && self.long_intercepts.saturating_mul(16) < self.total
+    }
+
+    /// Default mode, after the polling state ran out of time twice in a
+    /// row: do not poll again (teo may poll slice after slice until the
+    /// timer comes when the poll limit is short); take the shallowest
+    /// enabled state that does not poll, unless teo chose a deeper one.
+    /// One timeout is left alone: a short wait often ends in the next
+    /// slice (ping-pong), and a state that does not poll would be too deep.
+    fn no_poll_after_timeout<E: Env>(env: &E, d: Decision) -> Decision {
+        let states = env.states();
+        if !states[d.idx].polling {
+            return d;
+        }
+        let lat = env.latency_req_ns();
+        for (i, s) in states.iter().enumerate().skip(d.idx + 1) {
+            if env.disabled(i) {
+                continue;
+            }
+            if s.polling || s.exit_latency_ns > lat {
+                break;
+            }
+            return Decision {
+                idx: i,
+                stop_tick: d.stop_tick,
+            };
+        }
+        d
+    }
+
+    /// Default mode, when the idle goes on: the deepest enabled state
+    /// within the QoS limit that fits the sleep length, stopping the tick
+    /// if the sleep is at least a tick long (and the state does not poll).
+    fn select_by_sleep_length<E: Env>(
+        &mut self,
+        env: &mut E,
+        idx0: usize,
+        constraint_idx: usize,
+        tick_stopped: bool,
+    ) -> Decision {
+        let tick_nsec = env.tick_nsec();
+        let sl = env.sleep_length();
+        let d = sl.duration_ns;
+        self.sleep_length_ns = d;
+        let states = env.states();
+        let mut idx = idx0;
+        let mut i = constraint_idx.max(idx0);
+        while i > idx0 {
+            if !env.disabled(i) && states[i].target_residency_ns <= d {
+                idx = i;
+                break;
+            }
+            i -= 1;
+        }
+        if env.disabled(idx) {
+            idx = idx0;
+        }
+        if tick_stopped || (!states[idx].polling && d >= tick_nsec) {
+            return Decision {
+                idx,
+                stop_tick: true,
+            };
+        }
+        if idx > idx0 && states[idx].target_residency_ns > sl.delta_tick_ns {
+            idx = Self::find_shallower_state(env, idx, sl.delta_tick_ns);
         }
         Decision {
             idx,
@@ -741,6 +886,102 @@ mod tests {
         assert_eq!(
             teo.state_bins[0].intercepts + teo.state_bins[1].intercepts,
             0
+        );
+    }
+
+    /// Runs `f` on a fresh CPU in parity and in default mode.
+    fn both_modes(f: impl Fn(Mode) -> Decision) -> (Decision, Decision) {
+        (f(Mode::Parity), f(Mode::Default))
+    }
+
+    #[test]
+    fn default_mode_stops_polling_after_two_poll_timeouts() {
+        let (parity, default) = both_modes(|mode| {
+            let mut env = TestEnv::new(&X86_LIKE);
+            let mut teo = Teo::ZERO;
+            teo.mode = mode;
+            // a history of very short idles: teo polls without asking for
+            // the sleep length
+            for _ in 0..40 {
+                env.period(&mut teo, 1_000, false);
+            }
+            env.sleep.duration_ns = 300_000;
+            // two polling slices in a row run out of time
+            for _ in 0..2 {
+                let d = teo.select(&mut env);
+                teo.reflect(false);
+                env.last_state_idx = d.idx as i32;
+                env.last_residency_ns = 2_000;
+                env.poll_time_limit = true;
+            }
+            teo.select(&mut env)
+        });
+        assert_eq!(parity.idx, 0);
+        assert!(X86_LIKE[parity.idx].polling);
+        assert!(default.idx > 0);
+        assert!(!X86_LIKE[default.idx].polling);
+    }
+
+    #[test]
+    fn default_mode_goes_by_the_timer_after_a_long_tick_wakeup() {
+        let (parity, default) = both_modes(|mode| {
+            let mut env = TestEnv::new(&MVEBU_XP);
+            let mut teo = Teo::ZERO;
+            teo.mode = mode;
+            // a burst of short I/O idles ending before the timer
+            env.sleep.duration_ns = 30_000_000;
+            for _ in 0..40 {
+                env.period(&mut teo, 30_000, false);
+            }
+            // then a quiet stretch: the tick wakes the CPU after 4 ms
+            env.period(&mut teo, TICK_NSEC as u64, true);
+            teo.select(&mut env)
+        });
+        assert_eq!(
+            parity,
+            Decision {
+                idx: 0,
+                stop_tick: false
+            }
+        );
+        // the timer 30 ms away allows the deepest state; the tick stops
+        assert_eq!(
+            default,
+            Decision {
+                idx: 2,
+                stop_tick: true
+            }
+        );
+    }
+
+    #[test]
+    fn default_mode_stops_the_tick_for_a_timer_state_cut_by_the_tick() {
+        let (parity, default) = both_modes(|mode| {
+            let mut env = TestEnv::new(&MVEBU_XP);
+            let mut teo = Teo::ZERO;
+            teo.mode = mode;
+            env.sleep = SleepLength {
+                duration_ns: 2_000_000,
+                delta_tick_ns: 500_000,
+            };
+            teo.select(&mut env)
+        });
+        // teo keeps the tick (2 ms < 1 tick) and takes WFI, which fits
+        // before the tick; rteo stops the tick and takes state 1, which
+        // fits before the timer
+        assert_eq!(
+            parity,
+            Decision {
+                idx: 0,
+                stop_tick: false
+            }
+        );
+        assert_eq!(
+            default,
+            Decision {
+                idx: 1,
+                stop_tick: true
+            }
         );
     }
 }

@@ -10,8 +10,26 @@
  */
 
 #include <linux/init.h>
+#include <linux/moduleparam.h>
 
 #include "rteo.h"
+
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "rteo."
+
+/*
+ * rteo.parity=1 (command line, or /sys/module/rteo/parameters/parity at run
+ * time, taking effect on CPUs the governor is enabled on afterwards, e.g.
+ * by switching governors): make exactly teo's decisions.
+ */
+static bool parity;
+module_param(parity, bool, 0644);
+MODULE_PARM_DESC(parity, "Make exactly the decisions of teo (rteo's own refinements off)");
+
+bool rteo_parity_mode(void)
+{
+	return READ_ONCE(parity);
+}
 
 static int __init rteo_init(void)
 {

@@ -31,7 +31,10 @@ impl Rng {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let iters: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
+    let iters: u64 = args
+        .get(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1_000_000);
     let seed: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(0x5eed);
     let mut rng = Rng(seed | 1);
     let mut parsed = 0u64;

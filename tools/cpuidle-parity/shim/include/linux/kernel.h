@@ -32,6 +32,16 @@ typedef s64 ktime_t;
 #define unlikely(x)	(x)
 #define likely(x)	(x)
 
+/* What menu.c uses on top of teo.c. */
+#define U64_MAX		UINT64_MAX
+#define UINT_MAX	UINT32_MAX
+#define min(a, b)	((a) < (b) ? (a) : (b))
+#define div_u64(a, b)	((u64)(a) / (u32)(b))
+#define div64_u64(a, b)	((u64)(a) / (u64)(b))
+#define do_div(n, base)	({ u32 __rem = (n) % (base); (n) /= (base); __rem; })
+#define ktime_to_us(t)	((s64)(t) / NSEC_PER_USEC)
+#define per_cpu(var, cpu)	(*((void)(cpu), &(var)))
+
 /* One CPU: per-CPU variables are plain variables. */
 #define DEFINE_PER_CPU(type, name)	type name
 #define this_cpu_ptr(ptr)		(ptr)

@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The Rust pseries driver (cpuidle-pseries-rs.ko) against bad input and
+# repeated loading: bad parameters (a payload that is not hex or has an
+# odd length, an unknown lpar=) are refused and nothing is loaded;
+# malformed cede latency settings (wrong record size, a truncated record,
+# a payload size beyond the buffer, 17 records) are reported and leave the
+# plain snooze + CEDE table; 20 load/unload cycles alternating the
+# machine's own table and the injected one keep idling and leave nothing
+# behind.  The payload tests need CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD.
+
+DIR=$(dirname "$0")
+. "$DIR/ktap_helpers.sh"
+
+MOD=${RCPUIDLE_MODDIR:-/lib/modules}/cpuidle-pseries-rs.ko
+NAME=cpuidle_pseries_rs
+SYS=/sys/devices/system/cpu
+THREE=002009010000000000000400010200000000000028000103000000000000c8000100
+
+ktap_print_header
+if [ ! -f "$MOD" ]; then
+	ktap_skip_all "$MOD not found"
+	exit "$KSFT_SKIP"
+fi
+if [ "$(cat $SYS/cpuidle/current_driver)" != none ]; then
+	ktap_skip_all "another cpuidle driver is registered: $(cat $SYS/cpuidle/current_driver)"
+	exit "$KSFT_SKIP"
+fi
+ktap_set_plan 5
+
+loaded() { grep -q "^$NAME " /proc/modules; }
+nstates() { ls -d $SYS/cpu0/cpuidle/state[0-9]* 2>/dev/null | wc -l; }
+usage() { cat $SYS/cpu*/cpuidle/state*/usage | awk '{ s += $1 } END { print s + 0 }'; }
+
+bad=
+for a in xcede_payload=zz00 xcede_payload=123 lpar=bogus; do
+	if insmod "$MOD" lpar=dedicated $a 2>/dev/null || loaded; then
+		bad="$bad $a"
+		rmmod $NAME 2>/dev/null
+	fi
+done
+if [ -z "$bad" ]; then
+	ktap_test_pass "bad parameters refused (not hex, odd length, unknown lpar), nothing loaded"
+else
+	ktap_test_fail "bad parameters accepted:$bad"
+fi
+
+inject=1
+if insmod "$MOD" lpar=dedicated xcede_payload=$THREE 2>/dev/null; then
+	rmmod $NAME
+else
+	inject=
+fi
+
+if [ -z "$inject" ]; then
+	ktap_test_skip "payload injection not enabled (CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD)"
+else
+	# record size 11; a record cut short; a payload size beyond the
+	# buffer; 17 records
+	bad=
+	for p in \
+		00200a010000000000000400010200000000000028000103000000000000c8000100 \
+		000f090100000000000004000102000000 \
+		2000090100000000000004000100 \
+		00ac09010000000000000400010100000000000004000101000000000000040001010000000000000400010100000000000004000101000000000000040001010000000000000400010100000000000004000101000000000000040001010000000000000400010100000000000004000101000000000000040001010000000000000400010100000000000004000101000000000000040001010000000000000400010100000000000004000100; do
+		dmesg -c >/dev/null 2>&1
+		if ! insmod "$MOD" lpar=dedicated xcede_payload="$p"; then
+			bad="$bad load:$p"
+			continue
+		fi
+		n=$(nstates)
+		[ "$n" -eq 2 ] || bad="$bad states:$n:$p"
+		dmesg | grep -q "malformed cede latency settings" || bad="$bad no-error:$p"
+		rmmod $NAME || bad="$bad unload:$p"
+	done
+	if [ -z "$bad" ]; then
+		ktap_test_pass "malformed settings reported, snooze + CEDE registered"
+	else
+		ktap_test_fail "malformed settings:$bad"
+	fi
+fi
+
+bad=
+i=0
+while [ $i -lt 20 ]; do
+	i=$((i + 1))
+	if [ -n "$inject" ] && [ $((i % 2)) -eq 0 ]; then
+		args="lpar=dedicated xcede_payload=$THREE" n=5
+	else
+		args= n=
+	fi
+	insmod "$MOD" $args || { bad="$bad load:$i"; continue; }
+	[ "$(cat $SYS/cpuidle/current_driver)" = pseries_idle ] || bad="$bad driver:$i"
+	[ -z "$n" ] || [ "$(nstates)" -eq "$n" ] || bad="$bad states:$i:$(nstates)"
+	u0=$(usage)
+	sleep 0.3
+	[ "$(usage)" -gt "$u0" ] || bad="$bad idle:$i"
+	rmmod $NAME || bad="$bad unload:$i"
+	[ "$(cat $SYS/cpuidle/current_driver)" = none ] || bad="$bad left:$i"
+done
+if [ -z "$bad" ]; then
+	ktap_test_pass "20 load/unload cycles${inject:+ alternating plain and injected tables}"
+else
+	ktap_test_fail "load/unload cycles:$bad"
+fi
+
+if loaded || [ -d /sys/kernel/debug/cpuidle_pseries ]; then
+	ktap_test_fail "module or debugfs directory left behind"
+else
+	ktap_test_pass "nothing left behind"
+fi
+if grep -q "pseries_rs" $SYS/hotplug/states 2>/dev/null; then
+	ktap_test_fail "CPU hotplug states left behind"
+else
+	ktap_test_pass "CPU hotplug states removed"
+fi
+ktap_finished
