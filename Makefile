@@ -10,6 +10,8 @@
 #   make qemu [ARCH=..]             interactive guest shell
 #   make patches                    git format-patch series against v7.3
 #   make setup                      toolchain and sources (idempotent)
+#   make sim                        governor simulator alone (seconds)
+#   make bench                      simulator + in-guest benchmarks + report
 #
 # The kernel tree, builds and logs live in $(RCPUIDLE_CACHE)
 # (default ~/.cache/rcpuidle).  When kbuild includes this directory for an
@@ -21,7 +23,7 @@ CHECK_ARCHES ?= $(ARCHES)
 ARCH ?=
 S := $(CURDIR)/scripts
 
-.PHONY: all run check host-check kernel modules qemu patches setup clean clippy parity parity-coverage select-cost
+.PHONY: all run check host-check kernel modules qemu patches setup clean clippy parity parity-coverage select-cost sim bench
 
 all: run
 
@@ -69,6 +71,12 @@ parity-coverage: setup
 
 select-cost: setup
 	@$(S)/select-cost.sh $(or $(TABLE),x86-like) $(or $(PERIODS),200000)
+
+sim: setup
+	@$(S)/sim.sh $(CURDIR)/out/sim
+
+bench: setup
+	@$(S)/bench.sh $(CURDIR)/out/bench
 
 clean:
 	rm -rf out governors/target

@@ -5,6 +5,7 @@
 #   rcpuidle.mode=check  collect KUnit (already on the console), run the
 #                        kselftests listed in /etc/rcpuidle/tests, print KTAP
 #   rcpuidle.mode=run    show the idle driver/governor and state statistics
+#   rcpuidle.mode=bench  governor benchmarks (bench.sh), BENCH lines
 #   rcpuidle.mode=shell  interactive shell
 # Every mode ends with "rcpuidle: done" and a reboot (QEMU runs with
 # -no-reboot, so that powers the guest off).
@@ -37,6 +38,13 @@ shell)
 	;;
 run)
 	sh /usr/share/rcpuidle/show.sh
+	finish
+	;;
+bench)
+	for a in $(cat /proc/cmdline); do
+		case "$a" in rcpuidle.bench.*=*) v=${a#rcpuidle.bench.}; export "RCPUIDLE_BENCH_$(echo "${v%%=*}" | tr a-z A-Z)=$(echo "${v#*=}" | tr , ' ')" ;; esac
+	done
+	sh /usr/share/rcpuidle/bench.sh
 	finish
 	;;
 check)

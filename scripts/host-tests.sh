@@ -33,6 +33,16 @@ else
 	echo "host: xcede-fuzz failed: $out"; f=$((f + 1))
 fi
 
+# the simulator's regression bar over the fixed corpus (under a second): rteo's
+# default mode must not lose to teo on energy regret or the too-deep rate,
+# nor to menu on the too-shallow rate; rteo's parity mode must score as teo
+if cargo build --quiet --release --manifest-path "$TOP/tools/cpuidle-sim/Cargo.toml" 2>&1 &&
+   out=$("$CARGO_TARGET_DIR/release/cpuidle-sim" --check 2>&1); then
+	echo "$out" | grep '^sim check' | sed 's/^/host: /'; p=$((p + 1))
+else
+	echo "host: simulator check failed:"; echo "$out" | tail -n 12; f=$((f + 1))
+fi
+
 # rteo vs the kernel's teo.c: a fixed-seed subset (make parity runs more),
 # then the mutants that prove the harness can fail
 if out=$("$TOP/scripts/parity.sh" --periods 400000 --seed 0x5eed0001 2>&1); then

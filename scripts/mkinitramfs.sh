@@ -19,10 +19,16 @@ esac
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
-mkdir -p "$root"/{bin,lib/modules,etc/rcpuidle,usr/share/rcpuidle,selftests/cpuidle}
+mkdir -p "$root"/{bin,usr/bin,lib/modules,etc/rcpuidle,usr/share/rcpuidle,selftests/cpuidle}
 cp "$bb" "$root/bin/busybox"
 install -m 755 "$TOP/scripts/guest-init.sh" "$root/init"
 install -m 755 "$TOP/scripts/show.sh" "$root/usr/share/rcpuidle/show.sh"
+install -m 755 "$TOP/scripts/bench-guest.sh" "$root/usr/share/rcpuidle/bench.sh"
+if [ "$arch" = x86_64 ]; then
+	# the in-guest benchmark program (static: the guest has no libc)
+	gcc -O2 -Wall -Werror -static -o "$root/usr/bin/idlebench" "$TOP/tools/idlebench/idlebench.c" ||
+		die "cannot build tools/idlebench"
+fi
 find "$BUILD" -name '*.ko' -exec cp {} "$root/lib/modules/" \; 2>/dev/null || true
 if [ -d "$TOP/selftests/cpuidle" ]; then
 	cp -r "$TOP"/selftests/cpuidle/. "$root/selftests/cpuidle/"

@@ -28,7 +28,7 @@ for m in /lib/modules/*.ko; do
 	# QEMU has no cede latency settings: inject three XCEDE records
 	*pseries-rs*)
 		p=002009010000000000000400010200000000000028000103000000000000c8000100
-		insmod "$m" xcede_payload=$p && echo "loaded $(basename "$m") xcede_payload=$p"
+		insmod "$m" lpar=dedicated xcede_payload=$p && echo "loaded $(basename "$m") lpar=dedicated xcede_payload=$p"
 		cat /sys/kernel/debug/cpuidle_pseries/states 2>/dev/null ;;
 	esac
 done

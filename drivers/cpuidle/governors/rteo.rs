@@ -12,8 +12,10 @@
 //!   so it needs no lock;
 //! - nothing here allocates, sleeps or prints in `select`/`reflect`;
 //! - registration happens from the postcore initcall in `rteo_init.c`,
-//!   which also holds the `rteo.parity` parameter: rteo runs the core in
-//!   [`rteo_core::Mode::Default`] unless it is set.
+//!   which also holds the `rteo.parity` parameter (rteo runs the core in
+//!   [`rteo_core::Mode::Default`] unless it is set) and the recorder
+//!   (`rteo.record`, debugfs `rteo/trace`) that feeds the simulator's
+//!   corpus.
 
 use core::cell::UnsafeCell;
 use kernel::{
@@ -25,7 +27,7 @@ use kernel::{
 #[path = "rteo_core.rs"]
 pub mod rteo_core;
 
-use rteo_core::{Env, Mode, SleepLength, State, Teo, STATE_MAX};
+use rteo_core::{Decision, Env, Mode, SleepLength, State, Teo, STATE_MAX};
 
 const NR_CPUS: usize = bindings::NR_CPUS as usize;
 
@@ -77,6 +79,8 @@ struct KernelEnv<'a> {
     states: [State; STATE_MAX],
     count: usize,
     latency_req_ns: i64,
+    /// The sleep length, if the core asked for it (for the recorder).
+    sleep: Option<SleepLength>,
 }
 
 impl<'a> KernelEnv<'a> {
@@ -97,6 +101,7 @@ impl<'a> KernelEnv<'a> {
             dev,
             states,
             count,
+            sleep: None,
         }
     }
 }
@@ -119,10 +124,12 @@ impl Env for KernelEnv<'_> {
     }
     fn sleep_length(&mut self) -> SleepLength {
         let s = self.ctx.sleep_length();
-        SleepLength {
+        let s = SleepLength {
             duration_ns: s.duration_ns,
             delta_tick_ns: s.delta_tick_ns,
-        }
+        };
+        self.sleep = Some(s);
+        s
     }
     fn last_state_idx(&self) -> i32 {
         self.dev.last_state_idx()
@@ -153,7 +160,13 @@ impl Governor for Rteo {
             *stop_tick = false;
             return 0;
         };
-        let d = data.select(&mut KernelEnv::new(ctx, drv, dev));
+        let last_idx = dev.last_state_idx();
+        let mut env = KernelEnv::new(ctx, drv, dev);
+        let d = data.select(&mut env);
+        // SAFETY: plain read of a module parameter.
+        if unsafe { rteo_recording() } {
+            record(ctx, &mut env, data, last_idx, d);
+        }
         if !d.stop_tick {
             *stop_tick = false;
         }
@@ -184,12 +197,59 @@ impl Governor for Rteo {
 
 static GOVERNOR: GovernorSlot<Rteo> = GovernorSlot::new();
 
-/// Registers the governor; called once by the initcall in `rteo_init.c`.
+/// `struct rteo_rec` (rteo.h): one record of the recorder.
+#[repr(C)]
+#[derive(Default)]
+struct RteoRec {
+    t_ns: u64,
+    sleep_ns: i64,
+    delta_tick_ns: i64,
+    latency_req_ns: i64,
+    last_residency_ns: u64,
+    last_idx: i32,
+    idx: u8,
+    stop_tick: u8,
+    tick_stopped: u8,
+    got_tick: u8,
+    poll_time_limit: u8,
+    pad: [u8; 3],
+}
+
 extern "C" {
     /// `rteo.parity` (rteo_init.c).
     fn rteo_parity_mode() -> bool;
+    /// `rteo.record` (rteo_init.c).
+    fn rteo_recording() -> bool;
+    /// Appends `rec` to this CPU's ring, stamping it (rteo_init.c).
+    fn rteo_record(rec: *mut RteoRec);
 }
 
+/// Records one `select()`: its inputs (asking for the sleep length if the
+/// core did not), its decision and how the previous period ended.
+fn record(ctx: &IdleContext, env: &mut KernelEnv<'_>, data: &Teo, last_idx: i32, d: Decision) {
+    let sl = match env.sleep {
+        Some(s) => s,
+        None => env.sleep_length(),
+    };
+    let update_ran = last_idx >= 0;
+    let mut rec = RteoRec {
+        sleep_ns: sl.duration_ns,
+        delta_tick_ns: sl.delta_tick_ns,
+        latency_req_ns: env.latency_req_ns,
+        last_residency_ns: env.dev.last_residency_ns(),
+        last_idx,
+        idx: d.idx as u8,
+        stop_tick: u8::from(d.stop_tick),
+        tick_stopped: u8::from(ctx.tick_stopped()),
+        got_tick: u8::from(update_ran && data.tick_wakeup),
+        poll_time_limit: u8::from(update_ran && data.poll_timed_out),
+        ..Default::default()
+    };
+    // SAFETY: `rec` is a valid record; the C side copies it.
+    unsafe { rteo_record(&mut rec) };
+}
+
+/// Registers the governor; called once by the initcall in `rteo_init.c`.
 #[no_mangle]
 pub extern "C" fn rteo_register() -> kernel::ffi::c_int {
     match GOVERNOR.register() {

@@ -6,7 +6,8 @@
 //! `drivers/cpuidle/cpuidle_tables.rs`, and scores them.
 //!
 //! Usage: cpuidle-sim [--episodes N] [--json FILE] [--md FILE] [--png DIR]
-//!                    [--check]
+//!                    [--corpus DIR] [--check]
+//!        cpuidle-sim --plot OUT.png TITLE CSV
 //!
 //! See `Documentation/rteo.md` ("Evaluation") for the model; in short:
 //!
@@ -35,6 +36,10 @@
 //!   time that was really left at that entry.
 //! * Latency penalty: exit latency paid on wake-ups by interrupts other
 //!   than the timer and the tick, mean per such wake-up.
+//!
+//! Corpus: the synthetic classes below (fixed seeds) and the recorded
+//! traces in `corpus/` (`--corpus DIR`), episodes taken from rteo's
+//! recorder in a QEMU guest by `scripts/trace2corpus.py`.
 
 use rteo_core::rteo_core::{Env, Mode, SleepLength, State, Teo};
 use std::{fmt::Write as _, process::ExitCode};
@@ -440,6 +445,66 @@ fn generate(class: &str, seed: u64, n: usize, t: &Table) -> Vec<Episode> {
     out
 }
 
+/// A recorded trace (scripts/trace2corpus.py): one episode per line,
+/// `sleep_us wake_us timer|irq tick_phase_us latency_req_us`.
+fn load_trace(path: &std::path::Path) -> Result<Vec<Episode>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let num = |i: usize| -> Result<i64, String> {
+            f.get(i)
+                .and_then(|v| v.parse::<i64>().ok())
+                .ok_or_else(|| format!("{}:{}: bad field {}", path.display(), n + 1, i + 1))
+        };
+        if f.len() != 5 {
+            return Err(format!("{}:{}: want 5 fields", path.display(), n + 1));
+        }
+        let src = match f[2] {
+            "timer" => Src::Timer,
+            "irq" => Src::Irq,
+            _ => return Err(format!("{}:{}: bad source", path.display(), n + 1)),
+        };
+        let (sleep, wake) = (num(0)? * US, num(1)? * US);
+        out.push(Episode {
+            sleep_ns: sleep.max(1),
+            wake_ns: if src == Src::Timer {
+                sleep.max(1)
+            } else {
+                wake.clamp(1, sleep.max(1))
+            },
+            src,
+            tick_phase_ns: (num(3)? * US).clamp(1, TICK_NSEC),
+            latency_req_ns: num(4)?.min(NO_QOS / US) * US,
+        });
+    }
+    Ok(out)
+}
+
+/// The recorded corpus: every `*.trace` in `dir`, as classes `rec-NAME`.
+fn load_corpus(dir: &str) -> Result<Vec<(&'static str, Vec<Episode>)>, String> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Ok(out);
+    };
+    let mut paths: Vec<_> = rd
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "trace"))
+        .collect();
+    paths.sort();
+    for p in paths {
+        let name = format!(
+            "rec-{}",
+            p.file_stem().unwrap_or_default().to_string_lossy()
+        );
+        out.push((&*Box::leak(name.into_boxed_str()), load_trace(&p)?));
+    }
+    Ok(out)
+}
+
 /// Scores of one governor on one trace.
 #[derive(Default, Clone, Copy)]
 struct Score {
@@ -505,6 +570,18 @@ fn poll_limit(t: &Table) -> i64 {
 
 fn simulate(g: &mut dyn Governor, t: &Table, trace: &[Episode]) -> Score {
     g.reset(t);
+    // SIM_TRACE=governor/table [SIM_FROM=n SIM_TO=m]: print entries n..m.
+    let trace_window = std::env::var("SIM_TRACE")
+        .is_ok_and(|v| v == format!("{}/{}", g.name(), t.name))
+        .then(|| {
+            let n = |k: &str, d: u64| {
+                std::env::var(k)
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(d)
+            };
+            (n("SIM_FROM", 0), n("SIM_TO", 200))
+        });
     let mut sc = Score::default();
     let n = t.states.len();
     for ep in trace {
@@ -544,31 +621,18 @@ fn simulate(g: &mut dyn Governor, t: &Table, trace: &[Episode]) -> Score {
                 by_tick = false;
             }
             let diff = end - now + if st.polling { 0 } else { lat };
-            if std::env::var("SIM_TRACE").is_ok_and(|v| v == format!("{}/{}", g.name(), t.name))
-                && sc.entries
-                    < std::env::var("SIM_TO")
-                        .ok()
-                        .and_then(|v| v.parse().ok())
-                        .unwrap_or(3000)
-                && sc.entries
-                    > std::env::var("SIM_FROM")
-                        .ok()
-                        .and_then(|v| v.parse().ok())
-                        .unwrap_or(2000)
-            {
-                eprintln!(
-                    "ep sleep={} wake={} {:?} now={} ts={} -> idx={} stop={} end={} tick={} ptl={}",
-                    ep.sleep_ns / 1000,
-                    ep.wake_ns / 1000,
-                    ep.src,
-                    now / 1000,
-                    q.tick_stopped,
-                    idx,
-                    stop,
-                    end / 1000,
-                    by_tick,
-                    ptl
-                );
+            if let Some((from, to)) = trace_window {
+                if (from..to).contains(&sc.entries) {
+                    eprintln!(
+                        "sleep={}us wake={}us {:?} now={}us tick_stopped={} -> idx={idx} stop={stop} end={}us by_tick={by_tick} poll_limit={ptl}",
+                        ep.sleep_ns / US,
+                        ep.wake_ns / US,
+                        ep.src,
+                        now / US,
+                        q.tick_stopped,
+                        end / US
+                    );
+                }
             }
             sc.entries += 1;
             if idx == oracle(t, ep.wake_ns - now, ep.latency_req_ns) {
@@ -655,10 +719,38 @@ fn score_json(s: &Score) -> String {
     )
 }
 
+/// `--plot OUT.png TITLE CSV`: a bar chart of a CSV whose first line is
+/// `,category...` and every other line `series,value...`.
+fn plot(out: &str, title: &str, csv: &str) -> ExitCode {
+    let Ok(text) = std::fs::read_to_string(csv) else {
+        eprintln!("cpuidle-sim: cannot read {csv}");
+        return ExitCode::FAILURE;
+    };
+    let mut lines = text.lines();
+    let cats: Vec<&str> = lines.next().unwrap_or("").split(',').skip(1).collect();
+    let (mut names, mut vals) = (Vec::new(), Vec::new());
+    for l in lines {
+        let mut f = l.split(',');
+        names.push(f.next().unwrap_or(""));
+        vals.push(f.map(|v| v.parse().unwrap_or(0.0)).collect::<Vec<f64>>());
+    }
+    match png::bar_chart(out, title, &cats, &names, &vals) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("cpuidle-sim: {out}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
+    if args.len() == 5 && args[1] == "--plot" {
+        return plot(&args[2], &args[3], &args[4]);
+    }
     let mut episodes = 12_000usize;
     let (mut json, mut md, mut png_dir, mut check) = (None, None, None, false);
+    let mut corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus").to_string();
     let mut i = 1;
     while i < args.len() {
         let val = args.get(i + 1).cloned();
@@ -667,6 +759,7 @@ fn main() -> ExitCode {
             "--json" => json = val,
             "--md" => md = val,
             "--png" => png_dir = val,
+            "--corpus" => corpus = val.unwrap_or_default(),
             "--check" => {
                 check = true;
                 i += 1;
@@ -681,10 +774,29 @@ fn main() -> ExitCode {
     }
 
     let tabs = tables();
+    let recorded = match load_corpus(&corpus) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("cpuidle-sim: corpus: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let class_names: Vec<&'static str> = CLASSES
+        .iter()
+        .map(|c| c.0)
+        .chain(recorded.iter().map(|r| r.0))
+        .collect();
     let mut rows = Vec::new();
     for t in &tabs {
-        for &(class, seed) in CLASSES {
-            let trace = generate(class, seed, episodes, t);
+        for &class in &class_names {
+            let trace = match CLASSES.iter().find(|c| c.0 == class) {
+                Some(&(_, seed)) => generate(class, seed, episodes, t),
+                None => recorded
+                    .iter()
+                    .find(|r| r.0 == class)
+                    .map(|r| r.1.clone())
+                    .unwrap_or_default(),
+            };
             for &g in GOVS {
                 let mut gov = governor(g);
                 let score = simulate(gov.as_mut(), t, &trace);
@@ -746,7 +858,7 @@ fn main() -> ExitCode {
         "| class | governor | energy regret | too deep % | too shallow % | exact % | IRQ exit latency (us) |"
     );
     let _ = writeln!(per_class, "|---|---|---|---|---|---|---|");
-    for &(c, _) in CLASSES {
+    for &c in &class_names {
         for &g in GOVS {
             let s = overall(&rows, g, Some(c));
             let _ = writeln!(
@@ -787,8 +899,14 @@ fn main() -> ExitCode {
         let _ = writeln!(m, "## Simulator (host, `{cmd}`)\n");
         let _ = writeln!(
             m,
-            "{episodes} episodes per trace, {} trace classes x {} tables; seeds fixed in tools/cpuidle-sim.\n",
+            "{episodes} episodes per synthetic trace ({} classes, seeds fixed in tools/cpuidle-sim), {} recorded traces ({}), x {} tables.\n",
             CLASSES.len(),
+            recorded.len(),
+            recorded
+                .iter()
+                .map(|r| format!("{}: {} episodes", r.0, r.1.len()))
+                .collect::<Vec<_>>()
+                .join(", "),
             tabs.len()
         );
         let _ = writeln!(m, "### All traces\n\n{headline}");
@@ -821,7 +939,7 @@ fn main() -> ExitCode {
         }
         let _ = writeln!(j, "  }},\n  \"per_class\": [");
         let mut first = true;
-        for &(c, _) in CLASSES {
+        for &c in &class_names {
             for &g in GOVS {
                 let _ = write!(j, "{}", if first { "" } else { ",\n" });
                 first = false;
@@ -851,7 +969,7 @@ fn main() -> ExitCode {
         }
     }
     if let Some(dir) = &png_dir {
-        let classes: Vec<&str> = CLASSES.iter().map(|c| c.0).collect();
+        let classes: Vec<&str> = class_names.clone();
         let series = |f: &dyn Fn(&Score) -> f64| -> Vec<Vec<f64>> {
             GOVS.iter()
                 .map(|g| {
