@@ -115,6 +115,7 @@ fi
 
 run_one "pseries-$mode" cpuidle_governor.sh
 run_suite "pseries-$mode" $govs
+run_one "pseries-$mode" rteo_recorder.sh
 
 # XCEDE states are entered under each governor
 xusage() {

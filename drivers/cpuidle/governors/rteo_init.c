@@ -102,6 +102,7 @@ bool rteo_recording(void)
 /* Called by select() on the local CPU with IRQs off. */
 void rteo_record(struct rteo_rec *rec)
 {
+	/* pairs with the release in rteo_record_set(): the rings are set up */
 	struct rteo_ring *rings = smp_load_acquire(&rteo_rings);
 	struct rteo_ring *r;
 
@@ -129,7 +130,7 @@ static int rteo_trace_show(struct seq_file *m, void *v)
 		struct rteo_ring *r = &rteo_rings[cpu];
 
 		head = READ_ONCE(r->head);
-		n = min(head, (unsigned int)RTEO_REC_N);
+		n = min_t(unsigned int, head, RTEO_REC_N);
 		for (i = head - n; i != head; i++) {
 			struct rteo_rec *e = &r->buf[i % RTEO_REC_N];
 

@@ -463,12 +463,16 @@ fn load_trace(path: &std::path::Path) -> Result<Vec<Episode>, String> {
         if f.len() != 5 {
             return Err(format!("{}:{}: want 5 fields", path.display(), n + 1));
         }
-        let src = match f[2] {
+        let mut src = match f[2] {
             "timer" => Src::Timer,
             "irq" => Src::Irq,
             _ => return Err(format!("{}:{}: bad source", path.display(), n + 1)),
         };
         let (sleep, wake) = (num(0)? * US, num(1)? * US);
+        // an interrupt at or after the timer: the timer came first
+        if wake >= sleep {
+            src = Src::Timer;
+        }
         out.push(Episode {
             sleep_ns: sleep.max(1),
             wake_ns: if src == Src::Timer {
