@@ -247,6 +247,21 @@ impl Teo {
         decay(&mut self.total_tick);
         if self.tick_wakeup {
             self.total_tick = self.total_tick.wrapping_add(PULSE);
+            // Default mode: the tick cut short a sleep whose timer was
+            // known and still ahead.  That is the tick's doing (it was
+            // kept by the last decision), not an intercept: the timer
+            // would have ended the period, so count a hit for it.  teo
+            // counts an intercept once tick intercepts are frequent, which
+            // keeps the tick and a shallow state chosen, period after
+            // period.
+            if self.mode == Mode::Default
+                && self.sleep_length_ns != KTIME_MAX
+                && self.sleep_length_ns > measured_ns
+            {
+                let b = &mut self.state_bins[idx_timer];
+                b.hits = b.hits.wrapping_add(PULSE);
+                return;
+            }
             // Tick wakeups dominate: count a hit on the deepest state to
             // make stopping the tick more likely.
             if 3u32.wrapping_mul(self.total_tick) > 2u32.wrapping_mul(self.total) {
@@ -981,6 +996,46 @@ mod tests {
             Decision {
                 idx: 1,
                 stop_tick: true
+            }
+        );
+    }
+
+    #[test]
+    fn default_mode_counts_a_tick_cut_timer_sleep_as_a_hit() {
+        let bins = |mode| {
+            let mut env = TestEnv::new(&MVEBU_XP);
+            let mut teo = Teo::ZERO;
+            teo.mode = mode;
+            env.sleep = SleepLength {
+                duration_ns: 2_000_000,
+                delta_tick_ns: 3_000_000,
+            };
+            // state 1 for the 2 ms timer, tick kept (it comes later)
+            let d = teo.select(&mut env);
+            assert_eq!(d.idx, 1);
+            // the tick comes first after all (1.5 ms), with tick
+            // intercepts frequent and hits in the metrics
+            teo.reflect(true);
+            env.last_state_idx = d.idx as i32;
+            env.last_residency_ns = 1_500_000;
+            teo.tick_intercepts = 8 * PULSE;
+            teo.state_bins[0].hits = 8 * PULSE;
+            teo.select(&mut env);
+            teo.state_bins[1]
+        };
+        // teo: an intercept; rteo: a hit for the timer that was still ahead
+        assert_eq!(
+            bins(Mode::Parity),
+            Bin {
+                intercepts: PULSE,
+                hits: 0
+            }
+        );
+        assert_eq!(
+            bins(Mode::Default),
+            Bin {
+                intercepts: 0,
+                hits: PULSE
             }
         );
     }
