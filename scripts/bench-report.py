@@ -104,6 +104,14 @@ def main():
     md.append("Per entry (the ratio of the kernel's own counters): " + ", ".join(
         "%s above %.2f%% / below %.2f%%" % (g, ov[g]["above_per_entry_pct"], ov[g]["below_per_entry_pct"])
         for g in GOVS) + ".\n")
+    ex = []
+    for g in GOVS:
+        rs = [x for x in sim["per_table_class"] if x["governor"] == g and x["class"] != "qos-limited"]
+        p = sum(x["periods"] for x in rs) or 1
+        ex.append("%s %.2f / %.2f" % (g, sum(x["too_deep_pct"] * x["periods"] for x in rs) / p,
+                                       sum(x["too_shallow_pct"] * x["periods"] for x in rs) / p))
+    md.append("Without the qos-limited class (whose below counts are states the QoS limit forbids, which the "
+              "kernel's rule counts anyway), too deep / too shallow per 100 periods: " + ", ".join(ex) + ".\n")
     r, t, m = ov["rteo"], ov["teo"], ov["menu"]
     md.append("Targets (simulator, per 100 periods): energy regret <= 0.5 x teo's: rteo/teo = %.3f (%s); "
               "too deep <= teo's: %.2f vs %.2f (%s); too shallow <= menu's: %.2f vs %.2f (%s).\n" % (

@@ -30,4 +30,7 @@ echo "bench: booting x86_64 in bench mode (console log $log)"
 RCPUIDLE_CMDLINE="${RCPUIDLE_CMDLINE:-} ${BENCH_ARGS:-}" \
 	run "$TOP/scripts/boot.sh" x86_64 bench "$initrd" "$log" "${BENCH_TIMEOUT:-2400}" || true
 echo "(in the guest) /usr/share/rcpuidle/bench.sh = scripts/bench-guest.sh" >>"$cmds"
+# the recorded traces of this run, in the simulator's corpus format (to
+# refresh the stored corpus: copy them to tools/cpuidle-sim/corpus/)
+run python3 "$TOP/scripts/trace2corpus.py" "$log" "$out/corpus"
 python3 "$TOP/scripts/bench-report.py" "$out" "$log" "$sim" "$cmds"

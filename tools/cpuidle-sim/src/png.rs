@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Grouped bar charts written as PNG, with no dependencies: an RGB canvas,
-//! a 5x7 bitmap font and a PNG encoder (zlib stored blocks).
+//! a 5x7 bitmap font and a PNG encoder (deflate with the fixed codes).
 
 use std::io;
 
-const W: usize = 900;
-const H: usize = 420;
+const W: usize = 1200;
+const H: usize = 440;
 
 struct Canvas {
     px: Vec<[u8; 3]>,
@@ -50,14 +50,7 @@ impl Canvas {
             }
         }
         let mut z = vec![0x78, 0x01];
-        let mut chunks = raw.chunks(65535).peekable();
-        while let Some(c) = chunks.next() {
-            z.push(u8::from(chunks.peek().is_none()));
-            let len = c.len() as u16;
-            z.extend_from_slice(&len.to_le_bytes());
-            z.extend_from_slice(&(!len).to_le_bytes());
-            z.extend_from_slice(c);
-        }
+        z.extend_from_slice(&deflate_fixed(&raw, W * 3 + 1));
         z.extend_from_slice(&adler32(&raw).to_be_bytes());
         let mut out = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
         let mut ihdr = Vec::new();
@@ -69,6 +62,116 @@ impl Canvas {
         chunk(&mut out, b"IEND", &[]);
         out
     }
+}
+
+/// LSB-first bit writer for deflate.
+struct Bits {
+    out: Vec<u8>,
+    acc: u32,
+    n: u32,
+}
+
+impl Bits {
+    fn put(&mut self, v: u32, n: u32) {
+        self.acc |= v << self.n;
+        self.n += n;
+        while self.n >= 8 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.n -= 8;
+        }
+    }
+
+    /// A Huffman code: most significant bit first.
+    fn code(&mut self, code: u32, n: u32) {
+        let mut r = 0;
+        for i in 0..n {
+            r |= ((code >> i) & 1) << (n - 1 - i);
+        }
+        self.put(r, n);
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        if self.n > 0 {
+            self.out.push(self.acc as u8);
+        }
+        self.out
+    }
+}
+
+/// Literal/length symbol with deflate's fixed Huffman code (RFC 1951 3.2.6).
+fn fixed_lit(b: &mut Bits, sym: u32) {
+    match sym {
+        0..=143 => b.code(0x30 + sym, 8),
+        144..=255 => b.code(0x190 + sym - 144, 9),
+        256..=279 => b.code(sym - 256, 7),
+        _ => b.code(0xc0 + sym - 280, 8),
+    }
+}
+
+const LEN_BASE: [u32; 29] = [
+    3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131,
+    163, 195, 227, 258,
+];
+const LEN_EXTRA: [u32; 29] = [
+    0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0,
+];
+const DIST_BASE: [u32; 30] = [
+    1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537,
+    2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577,
+];
+const DIST_EXTRA: [u32; 30] = [
+    0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13,
+    13,
+];
+
+/// One deflate block with the fixed codes; matches only at distance 1, 3
+/// (a repeated RGB pixel) and one row: enough for flat-colour charts.
+fn deflate_fixed(d: &[u8], row: usize) -> Vec<u8> {
+    let mut b = Bits {
+        out: Vec::new(),
+        acc: 0,
+        n: 0,
+    };
+    b.put(1, 1); // last block
+    b.put(1, 2); // fixed Huffman
+    let mut i = 0;
+    while i < d.len() {
+        let (mut best, mut dist) = (0usize, 0usize);
+        for back in [1usize, 3, row] {
+            if back > i || back > 32768 {
+                continue;
+            }
+            let mut l = 0;
+            while l < 258 && i + l < d.len() && d[i + l] == d[i + l - back] {
+                l += 1;
+            }
+            if l > best {
+                best = l;
+                dist = back;
+            }
+        }
+        if best < 3 {
+            fixed_lit(&mut b, u32::from(d[i]));
+            i += 1;
+            continue;
+        }
+        let k = LEN_BASE
+            .iter()
+            .rposition(|&x| x as usize <= best)
+            .unwrap_or(0);
+        fixed_lit(&mut b, 257 + k as u32);
+        b.put(best as u32 - LEN_BASE[k], LEN_EXTRA[k]);
+        let j = DIST_BASE
+            .iter()
+            .rposition(|&x| x as usize <= dist)
+            .unwrap_or(0);
+        b.code(j as u32, 5);
+        b.put(dist as u32 - DIST_BASE[j], DIST_EXTRA[j]);
+        i += best;
+    }
+    fixed_lit(&mut b, 256);
+    b.finish()
 }
 
 fn adler32(d: &[u8]) -> u32 {
@@ -170,7 +273,7 @@ pub fn bar_chart(
     values: &[Vec<f64>],
 ) -> io::Result<()> {
     let mut c = Canvas::new();
-    let (left, right, top, bottom) = (50usize, W - 10, 40usize, H - 70);
+    let (left, right, top, bottom) = (50usize, W - 10, 40usize, H - 80);
     c.text(left, 10, title, [0, 0, 0]);
     let max = values
         .iter()
@@ -201,7 +304,7 @@ pub fn bar_chart(
                 COLORS[si % COLORS.len()],
             );
         }
-        c.text(gx, bottom + 6, cat, [0, 0, 0]);
+        c.text(gx, bottom + 6 + (gi % 2) * 10, cat, [0, 0, 0]);
     }
     // legend
     let mut lx = left;
