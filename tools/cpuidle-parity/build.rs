@@ -2,29 +2,15 @@
 
 //! Compiles the kernel's teo.c (from the cached kernel tree, never copied
 //! into this repository) with the userspace shim in `shim/`, for HZ=250.
-//! The tree is `$RCPUIDLE_KERNEL_SRC`, or `$RCPUIDLE_CACHE/src/pristine`,
-//! or `~/.cache/rcpuidle/src/pristine`.
+//! The tree: see `tools/kernel_src.rs`.
 
 use std::{env, path::PathBuf, process::Command};
 
+#[path = "../kernel_src.rs"]
+mod kernel_src;
+
 fn main() {
-    let src = env::var("RCPUIDLE_KERNEL_SRC")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            let cache = env::var("RCPUIDLE_CACHE")
-                .map(PathBuf::from)
-                .unwrap_or_else(|_| {
-                    PathBuf::from(env::var("HOME").expect("HOME")).join(".cache/rcpuidle")
-                });
-            cache.join("src/pristine")
-        });
-    let teo = src.join("drivers/cpuidle/governors/teo.c");
-    if !teo.exists() {
-        panic!(
-            "{} not found: run `make setup` (or set RCPUIDLE_KERNEL_SRC to a Linux 7.3 tree)",
-            teo.display()
-        );
-    }
+    let teo = kernel_src::governor_source("teo");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let obj = out.join("parity_teo.o");
     let lib = out.join("libparity_teo.a");
@@ -76,6 +62,4 @@ fn main() {
     println!("cargo:rerun-if-env-changed=PARITY_COVERAGE");
     println!("cargo:rerun-if-changed=shim");
     println!("cargo:rerun-if-changed={}", teo.display());
-    println!("cargo:rerun-if-env-changed=RCPUIDLE_KERNEL_SRC");
-    println!("cargo:rerun-if-env-changed=RCPUIDLE_CACHE");
 }

@@ -4,10 +4,12 @@
 //! never copied into this repository) with the userspace shim of
 //! tools/cpuidle-parity, for HZ=250.  Each governor gets its own copy of
 //! the shim, its symbols prefixed (`sim_teo_*`, `sim_menu_*`), so both
-//! link into one program.  The tree is `$RCPUIDLE_KERNEL_SRC`, or
-//! `$RCPUIDLE_CACHE/src/pristine`, or `~/.cache/rcpuidle/src/pristine`.
+//! link into one program.  The tree: see `tools/kernel_src.rs`.
 
 use std::{env, path::PathBuf, process::Command};
+
+#[path = "../kernel_src.rs"]
+mod kernel_src;
 
 /// The shim's external symbols (defined by parity.c or used by the
 /// governor through the shim's headers).
@@ -29,29 +31,13 @@ const SYMS: &[&str] = &[
 ];
 
 fn main() {
-    let src = env::var("RCPUIDLE_KERNEL_SRC")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            let cache = env::var("RCPUIDLE_CACHE")
-                .map(PathBuf::from)
-                .unwrap_or_else(|_| {
-                    PathBuf::from(env::var("HOME").expect("HOME")).join(".cache/rcpuidle")
-                });
-            cache.join("src/pristine")
-        });
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let cc = env::var("PARITY_CC").unwrap_or_else(|_| "clang-19".into());
     let ar = env::var("PARITY_AR").unwrap_or_else(|_| "ar".into());
     let shim = PathBuf::from("../cpuidle-parity/shim");
     let mut objs = Vec::new();
     for gov in ["teo", "menu"] {
-        let file = src.join(format!("drivers/cpuidle/governors/{gov}.c"));
-        if !file.exists() {
-            panic!(
-                "{} not found: run `make setup` (or set RCPUIDLE_KERNEL_SRC to a Linux 7.3 tree)",
-                file.display()
-            );
-        }
+        let file = kernel_src::governor_source(gov);
         let obj = out.join(format!("sim_{gov}.o"));
         let mut cmd = Command::new(&cc);
         cmd.args([
@@ -92,6 +78,4 @@ fn main() {
     println!("cargo:rustc-link-search=native={}", out.display());
     println!("cargo:rustc-link-lib=static=sim_govs");
     println!("cargo:rerun-if-changed=../cpuidle-parity/shim");
-    println!("cargo:rerun-if-env-changed=RCPUIDLE_KERNEL_SRC");
-    println!("cargo:rerun-if-env-changed=RCPUIDLE_CACHE");
 }

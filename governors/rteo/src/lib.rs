@@ -10,3 +10,5 @@ extern crate std;
 
 #[path = "../../../drivers/cpuidle/governors/rteo_core.rs"]
 pub mod rteo_core;
+
+pub mod host;

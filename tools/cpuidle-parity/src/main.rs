@@ -19,7 +19,8 @@
 //! Prints the number of periods compared and mismatches per table and
 //! workload, the first mismatch with its inputs, and exits 1 on any.
 
-use rteo_core::rteo_core::{Decision, Env, SleepLength, State, Teo, STATE_MAX};
+use rteo_core::host::{HostEnv, SplitMix64};
+use rteo_core::rteo_core::{Decision, SleepLength, State, Teo, STATE_MAX};
 use std::process::ExitCode;
 
 mod ffi {
@@ -76,72 +77,16 @@ fn tables() -> Vec<(&'static str, Vec<State>)> {
         .collect()
 }
 
-/// splitmix64: small, seedable, good enough to explore inputs.
-struct Rng(u64);
+/// The input generator: splitmix64 with a percent chance.
+type Rng = SplitMix64;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
+trait Chance {
+    fn chance(&mut self, percent: u64) -> bool;
+}
+
+impl Chance for Rng {
     fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-}
-
-/// rteo's view of the same CPU.
-struct HostEnv {
-    states: Vec<State>,
-    disabled: u32,
-    latency_req_ns: i64,
-    tick_stopped: bool,
-    sleep: SleepLength,
-    sleep_queries: u32,
-    last_state_idx: i32,
-    poll_time_limit: bool,
-    last_residency_ns: u64,
-}
-
-impl Env for HostEnv {
-    fn states(&self) -> &[State] {
-        &self.states
-    }
-    fn disabled(&self, i: usize) -> bool {
-        self.disabled & (1 << i) != 0
-    }
-    fn latency_req_ns(&self) -> i64 {
-        self.latency_req_ns
-    }
-    fn tick_stopped(&self) -> bool {
-        self.tick_stopped
-    }
-    fn tick_nsec(&self) -> i64 {
-        TICK_NSEC
-    }
-    fn sleep_length(&mut self) -> SleepLength {
-        self.sleep_queries += 1;
-        self.sleep
-    }
-    fn last_state_idx(&self) -> i32 {
-        self.last_state_idx
-    }
-    fn set_last_state_idx(&mut self, idx: i32) {
-        self.last_state_idx = idx;
-    }
-    fn take_poll_time_limit(&mut self) -> bool {
-        core::mem::take(&mut self.poll_time_limit)
-    }
-    fn last_residency_ns(&self) -> u64 {
-        self.last_residency_ns
     }
 }
 
@@ -382,20 +327,7 @@ impl Pair {
         assert_eq!(rc, 0, "teo.c init failed");
         Self {
             teo: Teo::ZERO,
-            env: HostEnv {
-                states: states.to_vec(),
-                disabled: 0,
-                latency_req_ns: NO_QOS,
-                tick_stopped: false,
-                sleep: SleepLength {
-                    duration_ns: 0,
-                    delta_tick_ns: 0,
-                },
-                sleep_queries: 0,
-                last_state_idx: -1,
-                poll_time_limit: false,
-                last_residency_ns: 0,
-            },
+            env: HostEnv::new(states, TICK_NSEC),
         }
     }
 
@@ -465,7 +397,7 @@ fn run(
     seed: u64,
 ) -> Result<(), Mismatch> {
     let mut pair = Pair::new(states);
-    let mut r = Rng(seed);
+    let mut r = SplitMix64(seed);
     let mut prev_sleep = 1_000 * US;
     for i in 0..periods {
         let p = gen(workload, &mut r, states, &mut prev_sleep);
@@ -546,7 +478,7 @@ fn bench(which: &str, table: &str, periods: u64, seed: u64) -> ExitCode {
         eprintln!("unknown table {table}");
         return ExitCode::from(2);
     };
-    let mut r = Rng(seed);
+    let mut r = SplitMix64(seed);
     let mut prev = 1_000 * US;
     let stream: Vec<Period> = (0..periods)
         .map(|i| {

@@ -41,7 +41,8 @@
 //! traces in `corpus/` (`--corpus DIR`), episodes taken from rteo's
 //! recorder in a QEMU guest by `scripts/trace2corpus.py`.
 
-use rteo_core::rteo_core::{Env, Mode, SleepLength, State, Teo};
+use rteo_core::host::{HostEnv, SplitMix64};
+use rteo_core::rteo_core::{Mode, SleepLength, State, Teo};
 use std::{fmt::Write as _, process::ExitCode};
 
 mod png;
@@ -208,50 +209,6 @@ impl Governor for CMenu {
     }
 }
 
-/// rteo's view of the CPU.
-struct HostEnv {
-    states: Vec<State>,
-    latency_req_ns: i64,
-    tick_stopped: bool,
-    sleep: SleepLength,
-    last_state_idx: i32,
-    poll_time_limit: bool,
-    last_residency_ns: u64,
-}
-
-impl Env for HostEnv {
-    fn states(&self) -> &[State] {
-        &self.states
-    }
-    fn disabled(&self, _i: usize) -> bool {
-        false
-    }
-    fn latency_req_ns(&self) -> i64 {
-        self.latency_req_ns
-    }
-    fn tick_stopped(&self) -> bool {
-        self.tick_stopped
-    }
-    fn tick_nsec(&self) -> i64 {
-        TICK_NSEC
-    }
-    fn sleep_length(&mut self) -> SleepLength {
-        self.sleep
-    }
-    fn last_state_idx(&self) -> i32 {
-        self.last_state_idx
-    }
-    fn set_last_state_idx(&mut self, idx: i32) {
-        self.last_state_idx = idx;
-    }
-    fn take_poll_time_limit(&mut self) -> bool {
-        core::mem::take(&mut self.poll_time_limit)
-    }
-    fn last_residency_ns(&self) -> u64 {
-        self.last_residency_ns
-    }
-}
-
 struct Rteo {
     name: &'static str,
     mode: Mode,
@@ -265,18 +222,7 @@ impl Rteo {
             name,
             mode,
             teo: Teo::ZERO,
-            env: HostEnv {
-                states: Vec::new(),
-                latency_req_ns: NO_QOS,
-                tick_stopped: false,
-                sleep: SleepLength {
-                    duration_ns: 0,
-                    delta_tick_ns: 0,
-                },
-                last_state_idx: -1,
-                poll_time_limit: false,
-                last_residency_ns: 0,
-            },
+            env: HostEnv::new(&[], TICK_NSEC),
         }
     }
 }
@@ -288,9 +234,7 @@ impl Governor for Rteo {
     fn reset(&mut self, t: &Table) {
         self.teo = Teo::ZERO;
         self.teo.mode = self.mode;
-        self.env.states = t.states.clone();
-        self.env.last_state_idx = -1;
-        self.env.poll_time_limit = false;
+        self.env = HostEnv::new(&t.states, TICK_NSEC);
     }
     fn select(&mut self, q: &Query) -> (usize, bool) {
         self.env.latency_req_ns = q.latency_req_ns;
@@ -330,23 +274,15 @@ struct Episode {
     latency_req_ns: i64,
 }
 
-/// splitmix64.
-struct Rng(u64);
+/// The trace generator: splitmix64 with exponential draws.
+type Rng = SplitMix64;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % ((hi - lo + 1) as u64)) as i64
-    }
+trait Draws {
+    fn exp(&mut self, mean_ns: f64) -> i64;
+    fn chance(&mut self, p: f64) -> bool;
+}
+
+impl Draws for Rng {
     fn exp(&mut self, mean_ns: f64) -> i64 {
         (-(1.0 - self.unit()).ln() * mean_ns) as i64 + 1
     }
@@ -366,7 +302,7 @@ const CLASSES: &[(&str, u64)] = &[
 ];
 
 fn generate(class: &str, seed: u64, n: usize, t: &Table) -> Vec<Episode> {
-    let mut r = Rng(seed);
+    let mut r = SplitMix64(seed);
     let mut out = Vec::with_capacity(n);
     let mut burst = 0;
     for i in 0..n {
