@@ -58,34 +58,44 @@ impl HostEnv {
 }
 
 impl Env for HostEnv {
+    #[inline]
     fn states(&self) -> &[State] {
         &self.states[..self.count]
     }
+    #[inline]
     fn disabled(&self, i: usize) -> bool {
         self.disabled & (1 << i) != 0
     }
+    #[inline]
     fn latency_req_ns(&self) -> i64 {
         self.latency_req_ns
     }
+    #[inline]
     fn tick_stopped(&self) -> bool {
         self.tick_stopped
     }
+    #[inline]
     fn tick_nsec(&self) -> i64 {
         self.tick_nsec
     }
+    #[inline]
     fn sleep_length(&mut self) -> SleepLength {
         self.sleep_queries += 1;
         self.sleep
     }
+    #[inline]
     fn last_state_idx(&self) -> i32 {
         self.last_state_idx
     }
+    #[inline]
     fn set_last_state_idx(&mut self, idx: i32) {
         self.last_state_idx = idx;
     }
+    #[inline]
     fn take_poll_time_limit(&mut self) -> bool {
         core::mem::take(&mut self.poll_time_limit)
     }
+    #[inline]
     fn last_residency_ns(&self) -> u64 {
         self.last_residency_ns
     }
