@@ -14,6 +14,10 @@
 #
 # Everything lands in $RCPUIDLE_CACHE (default ~/.cache/rcpuidle).
 set -euo pipefail
+# `make check ARCH=ppc64le` exports the project's ARCH (x86_64, ppc64le,
+# armv7); the kernel's make would take it for its own.  Setup is not per
+# architecture.
+unset ARCH
 
 CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
 KVER_PKG=${RCPUIDLE_LINUX_SOURCE:-linux-source-7.3}
