@@ -64,7 +64,12 @@ else
 	echo "$out" | grep -v caught; f=$((f + 1))
 fi
 
-cfg=$(ls "$CACHE"/tree/linux-*/.rustfmt.toml 2>/dev/null | head -n1)
+# the kernel's rustfmt and checkpatch: from the grafted tree, or before
+# the first graft from the pristine source setup extracted
+tree=$(ls -d "$CACHE"/tree/linux-* 2>/dev/null | head -n1)
+[ -n "$tree" ] || tree=$(readlink -f "$CACHE/src/pristine" 2>/dev/null)
+cfg=${tree:+$tree/.rustfmt.toml}
+[ -f "${cfg:-/nonexistent}" ] || cfg=
 rs=$(cd "$TOP" && find rust drivers samples governors tools -name '*.rs' -not -path '*/target/*' 2>/dev/null)
 if (cd "$TOP" && rustfmt --check --edition 2021 ${cfg:+--config-path "$cfg"} $rs >/dev/null 2>&1); then
 	echo "host: rustfmt clean"; p=$((p + 1))
@@ -72,7 +77,6 @@ else
 	echo "host: rustfmt differences:"; (cd "$TOP" && rustfmt --check --edition 2021 ${cfg:+--config-path "$cfg"} $rs | head -n 20); f=$((f + 1))
 fi
 
-tree=$(ls -d "$CACHE"/tree/linux-* 2>/dev/null | head -n1)
 if [ -n "$tree" ] && [ -x "$tree/scripts/checkpatch.pl" ]; then
 	cfiles=$(cd "$TOP" && find rust/helpers drivers samples -name '*.[ch]' 2>/dev/null)
 	if (cd "$TOP" && "$tree/scripts/checkpatch.pl" --no-tree --quiet --terse --strict -f $cfiles); then
