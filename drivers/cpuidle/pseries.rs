@@ -237,11 +237,11 @@ fn build_states() -> Result<(KVec<Planned>, Source)> {
     let mut xstates = KVec::new();
     let mut source = Source::None;
     // SAFETY: plain query.
-    if injected.is_some() && !unsafe { pseries_rs_firmware_latencies() } {
+    let firmware_latencies = unsafe { pseries_rs_firmware_latencies() };
+    if injected.is_some() && !firmware_latencies {
         pr_warn!("xcede_payload= ignored: firmware latencies are only used from POWER10 on\n");
     }
-    // SAFETY: plain query.
-    if unsafe { pseries_rs_firmware_latencies() } {
+    if firmware_latencies {
         let (src, n) = read_settings(&mut buf, injected);
         source = src;
         if src != Source::None {

@@ -31,7 +31,7 @@ struct rteo_rec {
 	u8 pad[3];
 };
 
-bool rteo_recording(void);
+extern bool rteo_record_on;	/* rteo.record */
 void rteo_record(struct rteo_rec *rec);
 
 #endif /* __CPUIDLE_GOVERNOR_RTEO_H */

@@ -163,8 +163,9 @@ impl Governor for Rteo {
         let last_idx = dev.last_state_idx();
         let mut env = KernelEnv::new(ctx, drv, dev);
         let d = data.select(&mut env);
-        // SAFETY: plain read of a module parameter.
-        if unsafe { rteo_recording() } {
+        // SAFETY: `rteo_record_on` is a `bool` the parameter code writes with
+        // WRITE_ONCE(); a volatile read is the matching READ_ONCE().
+        if unsafe { core::ptr::read_volatile(&raw const rteo_record_on) } {
             record(ctx, &mut env, data, last_idx, d);
         }
         if !d.stop_tick {
@@ -219,7 +220,7 @@ extern "C" {
     /// `rteo.parity` (rteo_init.c).
     fn rteo_parity_mode() -> bool;
     /// `rteo.record` (rteo_init.c).
-    fn rteo_recording() -> bool;
+    static rteo_record_on: bool;
     /// Appends `rec` to this CPU's ring, stamping it (rteo_init.c).
     fn rteo_record(rec: *mut RteoRec);
 }
@@ -242,7 +243,7 @@ fn record(ctx: &IdleContext, env: &mut KernelEnv<'_>, data: &Teo, last_idx: i32,
         stop_tick: u8::from(d.stop_tick),
         tick_stopped: u8::from(ctx.tick_stopped()),
         got_tick: u8::from(update_ran && data.tick_wakeup),
-        poll_time_limit: u8::from(update_ran && data.poll_timed_out),
+        poll_time_limit: u8::from(update_ran && data.poll_timed_out()),
         ..Default::default()
     };
     // SAFETY: `rec` is a valid record; the C side copies it.

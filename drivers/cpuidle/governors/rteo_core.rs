@@ -140,9 +140,8 @@ pub struct Teo {
     pub tick_wakeup: bool,
     /// Decision mode; kept when the metrics are reset.
     pub mode: Mode,
-    /// The last idle period ended by the polling time limit.
-    pub poll_timed_out: bool,
-    /// Idle periods in a row that ended by the polling time limit.
+    /// Idle periods in a row that ended by the polling time limit (0: the
+    /// last one did not).
     pub poll_timeouts: u32,
     /// Idle time measured for the last period, ns (as `update()` saw it).
     pub last_measured_ns: i64,
@@ -165,7 +164,6 @@ impl Teo {
         short_idles: 0,
         tick_wakeup: false,
         mode: Mode::Parity,
-        poll_timed_out: false,
         poll_timeouts: 0,
         last_measured_ns: 0,
         long_intercepts: 0,
@@ -201,13 +199,13 @@ impl Teo {
         decay(&mut self.short_idles);
         decay(&mut self.long_intercepts);
 
-        self.poll_timed_out = env.take_poll_time_limit();
-        self.poll_timeouts = if self.poll_timed_out {
+        let poll_timed_out = env.take_poll_time_limit();
+        self.poll_timeouts = if poll_timed_out {
             self.poll_timeouts.saturating_add(1)
         } else {
             0
         };
-        let measured_ns: i64 = if self.poll_timed_out {
+        let measured_ns: i64 = if poll_timed_out {
             // The polling state timed out: this may have been a long sleep.
             i64::MAX
         } else {
@@ -506,6 +504,11 @@ impl Teo {
         }
     }
 
+    /// The last idle period ended by the polling time limit.
+    pub fn poll_timed_out(&self) -> bool {
+        self.poll_timeouts > 0
+    }
+
     /// Default mode: the tick woke the CPU after at least half a tick of
     /// idle time, and hardly any recent idle period of that length was cut
     /// short by an interrupt other than the tick ([`Teo::long_intercepts`]
@@ -562,16 +565,13 @@ impl Teo {
         self.sleep_length_ns = d;
         let states = env.states();
         let mut idx = idx0;
-        let mut i = constraint_idx.max(idx0);
+        let mut i = constraint_idx;
         while i > idx0 {
             if !env.disabled(i) && states[i].target_residency_ns <= d {
                 idx = i;
                 break;
             }
             i -= 1;
-        }
-        if env.disabled(idx) {
-            idx = idx0;
         }
         if tick_stopped || (!states[idx].polling && d >= tick_nsec) {
             return Decision {

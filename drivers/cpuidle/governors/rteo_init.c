@@ -46,7 +46,8 @@ struct rteo_ring {
 
 /* nr_cpu_ids rings, allocated the first time recording is switched on. */
 static struct rteo_ring *rteo_rings;
-static bool record;
+/* Read by rteo.rs on every select(): a plain variable, not a call. */
+bool rteo_record_on;
 static DEFINE_MUTEX(rteo_rec_lock);
 
 /*
@@ -72,11 +73,11 @@ static int rteo_record_set(const char *val, const struct kernel_param *kp)
 		/* publish before any CPU can see record set */
 		smp_store_release(&rteo_rings, rings);
 	}
-	if (on && !READ_ONCE(record)) {
+	if (on && !READ_ONCE(rteo_record_on)) {
 		for_each_possible_cpu(cpu)
 			WRITE_ONCE(rteo_rings[cpu].head, 0);
 	}
-	WRITE_ONCE(record, on);
+	WRITE_ONCE(rteo_record_on, on);
 	/*
 	 * Recorders run in select() with IRQs off, an RCU read-side section:
 	 * once this returns, none is still writing, and the rings can be read.
@@ -91,13 +92,8 @@ static const struct kernel_param_ops rteo_record_ops = {
 	.set = rteo_record_set,
 	.get = param_get_bool,
 };
-module_param_cb(record, &rteo_record_ops, &record, 0644);
+module_param_cb(record, &rteo_record_ops, &rteo_record_on, 0644);
 MODULE_PARM_DESC(record, "Record the governor's inputs and decisions (debugfs rteo/trace)");
-
-bool rteo_recording(void)
-{
-	return READ_ONCE(record);
-}
 
 /* Called by select() on the local CPU with IRQs off. */
 void rteo_record(struct rteo_rec *rec)
@@ -106,7 +102,7 @@ void rteo_record(struct rteo_rec *rec)
 	struct rteo_ring *rings = smp_load_acquire(&rteo_rings);
 	struct rteo_ring *r;
 
-	if (!rings || !READ_ONCE(record))
+	if (!rings || !READ_ONCE(rteo_record_on))
 		return;
 	r = &rings[raw_smp_processor_id()];
 	rec->t_ns = local_clock();
@@ -120,7 +116,7 @@ static int rteo_trace_show(struct seq_file *m, void *v)
 	int cpu;
 
 	mutex_lock(&rteo_rec_lock);
-	if (READ_ONCE(record) || !rteo_rings) {
+	if (READ_ONCE(rteo_record_on) || !rteo_rings) {
 		seq_puts(m, "# not recording, or still recording: write 1 then 0 to /sys/module/rteo/parameters/record\n");
 		mutex_unlock(&rteo_rec_lock);
 		return 0;
