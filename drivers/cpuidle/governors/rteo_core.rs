@@ -148,6 +148,9 @@ pub struct Teo {
     /// Weighted count of intercepts by interrupts other than the tick after
     /// at least half a tick of idle time.
     pub long_intercepts: u32,
+    /// Default mode: idle time spent in polling slices that ran out of
+    /// time since the last period that did not, ns.
+    pub poll_carry_ns: i64,
 }
 
 impl Teo {
@@ -167,6 +170,7 @@ impl Teo {
         poll_timeouts: 0,
         last_measured_ns: 0,
         long_intercepts: 0,
+        poll_carry_ns: 0,
     };
 }
 
@@ -205,11 +209,28 @@ impl Teo {
         } else {
             0
         };
+        // Default mode: a polling slice that ran out of time is the start
+        // of an idle period that goes on, not an idle period of its own
+        // (teo counts it as a hit on the timer, and the rest of the idle as
+        // a short intercept in the shallowest bin, so a 30 us wait with a
+        // 20 us slice never shows up as the 30 us it was).  Keep its time
+        // and account the whole period when it ends.
+        if self.mode == Mode::Default && poll_timed_out {
+            self.poll_carry_ns = self
+                .poll_carry_ns
+                .saturating_add(env.last_residency_ns() as i64);
+            self.last_measured_ns = i64::MAX;
+            return;
+        }
+        let carry = core::mem::take(&mut self.poll_carry_ns);
+        if carry != 0 && self.sleep_length_ns != KTIME_MAX {
+            self.sleep_length_ns = self.sleep_length_ns.saturating_add(carry);
+        }
         let measured_ns: i64 = if poll_timed_out {
             // The polling state timed out: this may have been a long sleep.
             i64::MAX
         } else {
-            let mut m = env.last_residency_ns() as i64;
+            let mut m = (env.last_residency_ns() as i64).saturating_add(carry);
             // Take half of the exit latency as the average wakeup delay.
             if m >= lat_ns {
                 m -= lat_ns / 2;
@@ -334,6 +355,7 @@ impl Teo {
         let mut constraint_idx: usize = 0;
         let mut idx0: usize = 0;
         let mut idx: isize = -1;
+        let mut early_sleep: Option<SleepLength> = None;
 
         if env.last_state_idx() >= 0 {
             self.update(env);
@@ -392,9 +414,50 @@ impl Teo {
                 break 'end;
             }
 
+            // Default mode: teo weighs the intercepts below the deepest
+            // state against the events at or above it, so when the sleep
+            // length rules the deepest state out, every intercept tips the
+            // scale (hits on the state the timer allows count for nothing)
+            // and a periodic timer with a few early interrupts keeps
+            // getting a shallower state than its hits ask for.  Before
+            // looking for a shallower state, take the deepest state the
+            // sleep length allows as the candidate and weigh again.
+            if self.mode == Mode::Default
+                && 2u32.wrapping_mul(idx_intercept_sum) > self.total.wrapping_sub(idx_hit_sum)
+            {
+                let sl = env.sleep_length();
+                early_sleep = Some(sl);
+                let states = env.states();
+                let mut c = idx;
+                while c > idx0
+                    && (env.disabled(c) || states[c].target_residency_ns > sl.duration_ns)
+                {
+                    c -= 1;
+                }
+                if c < idx {
+                    idx = c;
+                    idx_intercept_sum = 0;
+                    idx_hit_sum = 0;
+                    intercept_max = 0;
+                    intercept_max_idx = -1;
+                    for (i, b) in self.state_bins.iter().enumerate().take(c) {
+                        idx_intercept_sum = idx_intercept_sum.wrapping_add(b.intercepts);
+                        idx_hit_sum = idx_hit_sum.wrapping_add(b.hits);
+                        if b.intercepts >= intercept_max {
+                            intercept_max = b.intercepts;
+                            intercept_max_idx = i as isize;
+                        }
+                    }
+                }
+            }
+
             // Intercepts below the candidate outweigh hits and intercepts at
             // or above it: look for a shallower state.
-            if 2u32.wrapping_mul(idx_intercept_sum) > self.total.wrapping_sub(idx_hit_sum) {
+            if self.mode == Mode::Default
+                && 2u32.wrapping_mul(idx_intercept_sum) > self.total.wrapping_sub(idx_hit_sum)
+            {
+                idx = self.likeliest_state(env, idx0, idx, idx_intercept_sum, idx_hit_sum);
+            } else if 2u32.wrapping_mul(idx_intercept_sum) > self.total.wrapping_sub(idx_hit_sum) {
                 let mut sum: u32 = 0;
                 let mut i = idx as isize - 1;
                 while i >= idx0 as isize {
@@ -416,10 +479,13 @@ impl Teo {
 
             // Shallow candidate with the tick running: skip the sleep
             // length when short idles dominate or the QoS limit is tight.
+            // Default mode: a tight QoS limit alone does not make the idle
+            // short; keeping the tick through a long idle wakes the CPU at
+            // every tick, so look at the sleep length for the tick.
+            let short = 2u32.wrapping_mul(self.short_idles) >= self.total;
             if !tick_stopped
                 && (idx == 0 || env.states()[idx].target_residency_ns < RESIDENCY_THRESHOLD_NS)
-                && (2u32.wrapping_mul(self.short_idles) >= self.total
-                    || latency_req < LATENCY_THRESHOLD_NS)
+                && (short || (latency_req < LATENCY_THRESHOLD_NS && self.mode == Mode::Parity))
             {
                 return Decision {
                     idx,
@@ -427,7 +493,10 @@ impl Teo {
                 };
             }
 
-            let sl = env.sleep_length();
+            let sl = match early_sleep {
+                Some(sl) => sl,
+                None => env.sleep_length(),
+            };
             let mut d = sl.duration_ns;
             delta_tick = sl.delta_tick_ns;
             self.sleep_length_ns = d;
@@ -453,10 +522,14 @@ impl Teo {
             }
 
             if idx == 0 {
-                return Decision {
-                    idx,
-                    stop_tick: false,
-                };
+                // Default mode: state 0 is also the deepest one allowed
+                // (QoS) and does not poll: the tick could not lead to a
+                // deeper state, stop it for a sleep of a tick or longer.
+                let stop_tick = self.mode == Mode::Default
+                    && constraint_idx == 0
+                    && !env.states()[0].polling
+                    && d >= tick_nsec;
+                return Decision { idx, stop_tick };
             }
 
             if env.states()[idx].target_residency_ns > d {
@@ -464,8 +537,12 @@ impl Teo {
             }
 
             // Intercepts within a tick period dominate: keep the tick.
+            // Default mode: not when the state is the deepest one allowed;
+            // the tick cannot lead to a deeper state then, it only splits a
+            // long idle in two.
             if env.states()[idx].target_residency_ns < tick_nsec
                 && 3u32.wrapping_mul(self.tick_intercepts) >= 2u32.wrapping_mul(self.total)
+                && (self.mode == Mode::Parity || idx < constraint_idx)
             {
                 d = tick_nsec / 2;
             }
@@ -502,6 +579,42 @@ impl Teo {
             idx,
             stop_tick: false,
         }
+    }
+
+    /// Default mode, when intercepts below the candidate `idx` outweigh
+    /// the rest: the enabled state whose bin holds the most events, the
+    /// candidate's bin being everything at or above it.  Choosing state
+    /// `j` instead of a shallower `i` turns the events of bin `i` into
+    /// too-deep entries and those of bin `j` into exact ones, so the
+    /// fullest bin makes the fewest wrong entries.  teo instead takes the
+    /// deepest state with more than half of the intercepts at or above it
+    /// (a median), which, when idle times spread over several bins, lands
+    /// a bin short of the likeliest one.
+    fn likeliest_state<E: Env>(
+        &self,
+        env: &E,
+        idx0: usize,
+        idx: usize,
+        idx_intercept_sum: u32,
+        idx_hit_sum: u32,
+    ) -> usize {
+        let mut best = idx;
+        // what teo's own test weighs the intercepts against (`total`
+        // carries one extra PULSE, as there)
+        let mut best_events = self
+            .total
+            .wrapping_sub(idx_hit_sum)
+            .wrapping_sub(idx_intercept_sum);
+        for i in (idx0..idx).rev() {
+            if env.disabled(i) {
+                continue;
+            }
+            if self.state_bins[i].intercepts > best_events {
+                best = i;
+                best_events = self.state_bins[i].intercepts;
+            }
+        }
+        best
     }
 
     /// The last idle period ended by the polling time limit.
@@ -995,6 +1108,170 @@ mod tests {
             default,
             Decision {
                 idx: 1,
+                stop_tick: true
+            }
+        );
+    }
+
+    #[test]
+    fn default_mode_stops_the_tick_under_a_tight_qos_limit_when_idle_is_long() {
+        let run = |mode| {
+            let mut env = TestEnv::new(&X86_LIKE);
+            let mut teo = Teo::ZERO;
+            teo.mode = mode;
+            // idles longer than a tick, the next timer 50 ms away; then a
+            // 5 us QoS limit leaves POLL and C1
+            for _ in 0..40 {
+                env.period(&mut teo, 6_000_000, false);
+            }
+            env.latency_req_ns = 5_000;
+            env.sleep_queries = 0;
+            (teo.select(&mut env), env.sleep_queries)
+        };
+        // teo takes C1 and keeps the tick without asking for the sleep
+        // length: the tick then wakes the CPU every 4 ms of the idle
+        assert_eq!(
+            run(Mode::Parity),
+            (
+                Decision {
+                    idx: 1,
+                    stop_tick: false
+                },
+                0
+            )
+        );
+        // rteo asks, and stops the tick for the 50 ms sleep
+        assert_eq!(
+            run(Mode::Default),
+            (
+                Decision {
+                    idx: 1,
+                    stop_tick: true
+                },
+                1
+            )
+        );
+    }
+
+    #[test]
+    fn default_mode_weighs_intercepts_against_the_state_the_timer_allows() {
+        let (parity, default) = both_modes(|mode| {
+            let mut env = TestEnv::new(&MVEBU_XP);
+            let mut teo = Teo::ZERO;
+            teo.mode = mode;
+            // a 2 ms periodic timer, every fifth period cut short at 100 us
+            // by an interrupt
+            env.sleep.duration_ns = 2_000_000;
+            for i in 0..40 {
+                let r = if i % 5 == 4 { 100_000 } else { 2_001_000 };
+                env.period(&mut teo, r, false);
+            }
+            teo.select(&mut env)
+        });
+        // teo weighs the intercepts against the deepest state (10 ms), which
+        // no period reaches, and takes WFI; rteo weighs them against state
+        // 1, which the 2 ms timer allows and four periods in five reach
+        assert_eq!(parity.idx, 0);
+        assert_eq!(default.idx, 1);
+    }
+
+    #[test]
+    fn default_mode_accounts_a_timed_out_poll_with_the_rest_of_the_idle() {
+        let bins = |mode| {
+            let mut env = TestEnv::new(&X86_LIKE);
+            let mut teo = Teo::ZERO;
+            teo.mode = mode;
+            teo.select(&mut env);
+            // a 20 us polling slice runs out of time ...
+            env.last_state_idx = 0;
+            env.last_residency_ns = 20_000;
+            env.poll_time_limit = true;
+            teo.select(&mut env);
+            // ... and the CPU wakes up 10 us into the next state
+            env.last_state_idx = 1;
+            env.last_residency_ns = 10_000;
+            teo.select(&mut env);
+            (teo.state_bins[1].intercepts, teo.state_bins[2].intercepts)
+        };
+        // teo sees a 10 us intercept (C1's bin); rteo the 30 us idle it
+        // was (C1E's bin, residency 20 us)
+        let (c1, c1e) = bins(Mode::Parity);
+        assert!(c1 > 0 && c1e == 0);
+        let (c1, c1e) = bins(Mode::Default);
+        assert!(c1 == 0 && c1e > 0);
+    }
+
+    #[test]
+    fn default_mode_takes_the_likeliest_state_not_the_median() {
+        let (parity, default) = both_modes(|mode| {
+            let mut env = TestEnv::new(&X86_LIKE);
+            let mut teo = Teo::ZERO;
+            teo.mode = mode;
+            // intercepts spread over the bins: POLL 2, C1 3, C1E 5, C6 3
+            for (i, n) in [2, 3, 5, 3].into_iter().enumerate() {
+                teo.state_bins[i].intercepts = n * PULSE;
+            }
+            teo.total = 14 * PULSE;
+            teo.select(&mut env)
+        });
+        // teo: the deepest state with more than half of the intercepts
+        // below C6 at or above it (C1); rteo: the fullest bin (C1E)
+        assert_eq!(parity.idx, 1);
+        assert_eq!(default.idx, 2);
+    }
+
+    #[test]
+    fn default_mode_stops_the_tick_for_the_deepest_allowed_state() {
+        // C1E is the deepest state a 50 us QoS limit allows; intercepts
+        // within a tick period dominate
+        let (parity, default) = both_modes(|mode| {
+            let mut env = TestEnv::new(&X86_LIKE);
+            let mut teo = Teo::ZERO;
+            teo.mode = mode;
+            env.latency_req_ns = 50_000;
+            teo.state_bins[3].intercepts = 8 * PULSE;
+            teo.tick_intercepts = 8 * PULSE;
+            teo.total = 9 * PULSE;
+            teo.select(&mut env)
+        });
+        // teo keeps the tick, which cannot lead to a deeper state; rteo
+        // stops it for the 50 ms sleep
+        assert_eq!(
+            parity,
+            Decision {
+                idx: 2,
+                stop_tick: false
+            }
+        );
+        assert_eq!(
+            default,
+            Decision {
+                idx: 2,
+                stop_tick: true
+            }
+        );
+        // the same with state 0: WFI under a 50 us limit on Armada XP
+        let (parity, default) = both_modes(|mode| {
+            let mut env = TestEnv::new(&MVEBU_XP);
+            let mut teo = Teo::ZERO;
+            teo.mode = mode;
+            for _ in 0..10 {
+                env.period(&mut teo, 3_000_000, false);
+            }
+            env.latency_req_ns = 50_000;
+            teo.select(&mut env)
+        });
+        assert_eq!(
+            parity,
+            Decision {
+                idx: 0,
+                stop_tick: false
+            }
+        );
+        assert_eq!(
+            default,
+            Decision {
+                idx: 0,
                 stop_tick: true
             }
         );

@@ -459,6 +459,9 @@ struct Score {
     oracle_energy: f64,
     irq_wakes: u64,
     irq_latency_ns: f64,
+    /// Too-shallow entries ended by the tick / the polling limit.
+    below_tick: u64,
+    below_poll: u64,
 }
 
 impl Score {
@@ -472,6 +475,8 @@ impl Score {
         self.oracle_energy += o.oracle_energy;
         self.irq_wakes += o.irq_wakes;
         self.irq_latency_ns += o.irq_latency_ns;
+        self.below_tick += o.below_tick;
+        self.below_poll += o.below_poll;
     }
     fn regret(&self) -> f64 {
         self.energy / self.oracle_energy - 1.0
@@ -522,11 +527,15 @@ fn poll_limit(t: &Table) -> i64 {
         .map_or(TICK_NSEC, |s| s.target_residency_ns.min(TICK_NSEC))
 }
 
-fn simulate(g: &mut dyn Governor, t: &Table, trace: &[Episode]) -> Score {
+fn simulate(g: &mut dyn Governor, t: &Table, class: &str, trace: &[Episode]) -> Score {
     g.reset(t);
-    // SIM_TRACE=governor/table [SIM_FROM=n SIM_TO=m]: print entries n..m.
+    // SIM_TRACE=governor/table[/class] [SIM_FROM=n SIM_TO=m]: print
+    // entries n..m.
     let trace_window = std::env::var("SIM_TRACE")
-        .is_ok_and(|v| v == format!("{}/{}", g.name(), t.name))
+        .is_ok_and(|v| {
+            v == format!("{}/{}", g.name(), t.name)
+                || v == format!("{}/{}/{class}", g.name(), t.name)
+        })
         .then(|| {
             let n = |k: &str, d: u64| {
                 std::env::var(k)
@@ -538,7 +547,7 @@ fn simulate(g: &mut dyn Governor, t: &Table, trace: &[Episode]) -> Score {
         });
     let mut sc = Score::default();
     let n = t.states.len();
-    for ep in trace {
+    for (epn, ep) in trace.iter().enumerate() {
         sc.periods += 1;
         let o = oracle(t, ep.wake_ns, ep.latency_req_ns);
         let ol = t.states[o].exit_latency_ns as f64;
@@ -579,7 +588,8 @@ fn simulate(g: &mut dyn Governor, t: &Table, trace: &[Episode]) -> Score {
             if let Some((from, to)) = trace_window {
                 if (from..to).contains(&sc.entries) {
                     eprintln!(
-                        "sleep={}us wake={}us {:?} now={}us tick_stopped={} -> idx={idx} stop={stop} end={}us by_tick={by_tick} poll_limit={ptl}",
+                        "ep={epn} qos={}us sleep={}us wake={}us {:?} now={}us tick_stopped={} -> idx={idx} stop={stop} end={}us by_tick={by_tick} poll_limit={ptl}",
+                        ep.latency_req_ns / US,
                         ep.sleep_ns / US,
                         ep.wake_ns / US,
                         ep.src,
@@ -603,6 +613,8 @@ fn simulate(g: &mut dyn Governor, t: &Table, trace: &[Episode]) -> Score {
                 && diff - lat >= t.states[idx + 1].target_residency_ns
             {
                 sc.below += 1;
+                sc.below_tick += u64::from(by_tick);
+                sc.below_poll += u64::from(ptl);
             }
             sc.energy += t.model_mw[idx] * diff as f64 + t.active_mw * lat as f64;
             let irq = !by_tick && !ptl && ep.src == Src::Irq;
@@ -757,7 +769,7 @@ fn main() -> ExitCode {
             };
             for &g in GOVS {
                 let mut gov = governor(g);
-                let score = simulate(gov.as_mut(), t, &trace);
+                let score = simulate(gov.as_mut(), t, class, &trace);
                 rows.push(Row {
                     gov: g,
                     table: t.name,
@@ -765,6 +777,24 @@ fn main() -> ExitCode {
                     score,
                 });
             }
+        }
+    }
+
+    // SIM_BREAKDOWN=1: where the too-shallow entries come from.
+    if std::env::var_os("SIM_BREAKDOWN").is_some() {
+        for r in &rows {
+            let s = &r.score;
+            eprintln!(
+                "{:18} {:15} {:12} above {:7} below {:8} (tick {:8}, poll limit {:8}, wake-up {:7})",
+                r.table,
+                r.class,
+                r.gov,
+                s.above,
+                s.below,
+                s.below_tick,
+                s.below_poll,
+                s.below - s.below_tick - s.below_poll
+            );
         }
     }
 
