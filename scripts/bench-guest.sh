@@ -13,7 +13,24 @@ MOD=/lib/modules/cpuidle-vstates.ko
 E=/sys/kernel/debug/cpuidle_vstates/energy
 tables=${RCPUIDLE_BENCH_TABLES:-x86-like mvebu-xp pseries-xcede}
 govs=${RCPUIDLE_BENCH_GOVS:-rteo teo menu}
-reps=${RCPUIDLE_BENCH_REPS:-5}
+reps=${RCPUIDLE_BENCH_REPS:-9}
+
+RULES_OFF=/sys/module/rteo/parameters/rules_off
+
+# use_gov NAME: NAME is a governor, or rteo-off=MASK: rteo with those rules
+# of its default mode off (RCPUIDLE_BENCH_GOVS="rteo teo rteo-off=0x20").
+# rteo takes rules_off when enabled on a CPU: switch away and back.
+use_gov() {
+	case $1 in
+	rteo-off=*) echo "${1#rteo-off=}" >$RULES_OFF || return 1 ;;
+	*) [ -w $RULES_OFF ] && echo 0 >$RULES_OFF ;;
+	esac
+	case $1 in
+	rteo*) echo menu >$SYS/cpuidle/current_governor
+		echo rteo >$SYS/cpuidle/current_governor ;;
+	*) echo "$1" >$SYS/cpuidle/current_governor ;;
+	esac
+}
 
 sum() { cat "$@" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 energy() { sed -n 's/.*energy_uj=\([0-9]*\).*/\1/p' "$E" | awk '{ s += $1 } END { print s + 0 }'; }
@@ -24,7 +41,7 @@ for table in $tables; do
 	rep=1
 	while [ $rep -le "$reps" ]; do
 		for g in $govs; do
-			echo "$g" >$SYS/cpuidle/current_governor || continue
+			use_gov "$g" || continue
 			sleep 0.3
 			idlebench pipe 2000 0 1 | while read -r m v u; do echo "BENCH $table $g $rep $m $v"; done
 			idlebench timer 1000 500 1 | while read -r m v u; do echo "BENCH $table $g $rep $m $v"; done
@@ -52,7 +69,7 @@ for table in $tables; do
 	q=$SYS/cpu1/power/pm_qos_resume_latency_us
 	if [ -w "$q" ]; then
 		for g in $govs; do
-			echo "$g" >$SYS/cpuidle/current_governor || continue
+			use_gov "$g" || continue
 			for lim in 0 1; do
 				echo $lim >$q
 				sleep 0.3

@@ -116,6 +116,7 @@ fi
 run_one "pseries-$mode" cpuidle_governor.sh
 run_suite "pseries-$mode" $govs
 run_one "pseries-$mode" rteo_recorder.sh
+run_one "pseries-$mode" rteo_params.sh
 
 # XCEDE states are entered under each governor
 xusage() {

@@ -31,6 +31,7 @@ fi
 ktap_test_pass "load cpuidle_vstates table=$table (driver $(cat $SYS/current_driver))"
 run_suite "$table" $govs
 run_one "$table" rteo_recorder.sh
+run_one "$table" rteo_params.sh
 
 # emulated energy: it grows, and an idle second with only state 0 enabled
 # costs more than one with every state enabled

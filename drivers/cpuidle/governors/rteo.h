@@ -7,8 +7,12 @@
 /* Implemented in rteo.rs: registers the governor with the cpuidle core. */
 int rteo_register(void);
 
-/* Implemented in rteo_init.c: the rteo.parity parameter. */
+/* Implemented in rteo_init.c: the rteo.parity and rteo.rules_off parameters. */
 bool rteo_parity_mode(void);
+unsigned int rteo_rules_off(void);
+
+/* Implemented in rteo.rs: the bits of the default mode's rules. */
+unsigned int rteo_rules_all(void);
 
 /*
  * The recorder (rteo_init.c, rteo.record=1): one record per select() with

@@ -13,7 +13,8 @@
 //! - nothing here allocates, sleeps or prints in `select`/`reflect`;
 //! - registration happens from the postcore initcall in `rteo_init.c`,
 //!   which also holds the `rteo.parity` parameter (rteo runs the core in
-//!   [`rteo_core::Mode::Default`] unless it is set) and the recorder
+//!   [`rteo_core::Mode::Default`] unless it is set), `rteo.rules_off`
+//!   (rules of the default mode switched off, for evaluation) and the recorder
 //!   (`rteo.record`, debugfs `rteo/trace`) that feeds the simulator's
 //!   corpus.
 
@@ -27,7 +28,7 @@ use kernel::{
 #[path = "rteo_core.rs"]
 pub mod rteo_core;
 
-use rteo_core::{Decision, Env, Mode, SleepLength, State, Teo, STATE_MAX};
+use rteo_core::{rule, Decision, Env, Mode, SleepLength, State, Teo, STATE_MAX};
 
 const NR_CPUS: usize = bindings::NR_CPUS as usize;
 
@@ -192,6 +193,8 @@ impl Governor for Rteo {
         } else {
             Mode::Default
         };
+        // SAFETY: plain read of a module parameter.
+        data.rules = rule::ALL & !unsafe { rteo_rules_off() };
         Ok(())
     }
 }
@@ -219,6 +222,8 @@ struct RteoRec {
 extern "C" {
     /// `rteo.parity` (rteo_init.c).
     fn rteo_parity_mode() -> bool;
+    /// `rteo.rules_off` (rteo_init.c).
+    fn rteo_rules_off() -> u32;
     /// `rteo.record` (rteo_init.c).
     static rteo_record_on: bool;
     /// Appends `rec` to this CPU's ring, stamping it (rteo_init.c).
@@ -248,6 +253,13 @@ fn record(ctx: &IdleContext, env: &mut KernelEnv<'_>, data: &Teo, last_idx: i32,
     };
     // SAFETY: `rec` is a valid record; the C side copies it.
     unsafe { rteo_record(&mut rec) };
+}
+
+/// The bits of the default mode's rules, for `rteo.rules_off` to check
+/// against (`rteo_init.c`).
+#[no_mangle]
+pub extern "C" fn rteo_rules_all() -> u32 {
+    rule::ALL
 }
 
 /// Registers the governor; called once by the initcall in `rteo_init.c`.

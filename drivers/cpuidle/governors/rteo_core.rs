@@ -110,6 +110,31 @@ pub struct Decision {
     pub stop_tick: bool,
 }
 
+/// The rules of [`Mode::Default`], one bit each (`Documentation/rteo.md`,
+/// "Default mode", numbers them in this order).
+pub mod rule {
+    /// 1: no polling after two polling slices in a row ran out of time.
+    pub const POLL_CASCADE: u32 = 1 << 0;
+    /// 2: after a long tick wake-up, go by the sleep length.
+    pub const LONG_TICK_WAKEUP: u32 = 1 << 1;
+    /// 3: stop the tick for a state the timer chose but the tick would cut.
+    pub const TIMER_STATE_TICK: u32 = 1 << 2;
+    /// 4: the tick cutting a known timer sleep counts as a hit.
+    pub const TICK_CUT_HIT: u32 = 1 << 3;
+    /// 5: weigh intercepts against the state the sleep length allows.
+    pub const TIMER_CANDIDATE: u32 = 1 << 4;
+    /// 6: the likeliest state rather than teo's median.
+    pub const LIKELIEST: u32 = 1 << 5;
+    /// 7: timed-out polling slices count with the rest of the idle.
+    pub const POLL_CARRY: u32 = 1 << 6;
+    /// 8: a tight QoS limit alone does not skip the sleep length.
+    pub const QOS_SLEEP_LENGTH: u32 = 1 << 7;
+    /// 9: the deepest state allowed stops the tick.
+    pub const DEEPEST_STOPS_TICK: u32 = 1 << 8;
+    /// Every rule.
+    pub const ALL: u32 = (1 << 9) - 1;
+}
+
 /// How `select()` decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -151,6 +176,9 @@ pub struct Teo {
     /// Default mode: idle time spent in polling slices that ran out of
     /// time since the last period that did not, ns.
     pub poll_carry_ns: i64,
+    /// The rules of [`Mode::Default`] in force ([`rule`] bits; all of
+    /// them unless the `rteo.rules` parameter says otherwise).
+    pub rules: u32,
 }
 
 impl Teo {
@@ -171,6 +199,7 @@ impl Teo {
         last_measured_ns: 0,
         long_intercepts: 0,
         poll_carry_ns: 0,
+        rules: rule::ALL,
     };
 }
 
@@ -190,6 +219,12 @@ fn decay(metric: &mut u32) {
 }
 
 impl Teo {
+    /// Whether rule `r` of [`Mode::Default`] applies.
+    #[inline]
+    fn on(&self, r: u32) -> bool {
+        self.mode == Mode::Default && self.rules & r != 0
+    }
+
     /// Accounts the idle period that just ended (`teo_update()`).
     fn update<E: Env>(&mut self, env: &mut E) {
         let states = env.states();
@@ -215,7 +250,7 @@ impl Teo {
         // a short intercept in the shallowest bin, so a 30 us wait with a
         // 20 us slice never shows up as the 30 us it was).  Keep its time
         // and account the whole period when it ends.
-        if self.mode == Mode::Default && poll_timed_out {
+        if self.on(rule::POLL_CARRY) && poll_timed_out {
             self.poll_carry_ns = self
                 .poll_carry_ns
                 .saturating_add(env.last_residency_ns() as i64);
@@ -273,7 +308,7 @@ impl Teo {
             // counts an intercept once tick intercepts are frequent, which
             // keeps the tick and a shallow state chosen, period after
             // period.
-            if self.mode == Mode::Default
+            if self.on(rule::TICK_CUT_HIT)
                 && self.sleep_length_ns != KTIME_MAX
                 && self.sleep_length_ns > measured_ns
             {
@@ -334,7 +369,7 @@ impl Teo {
     /// refinements in [`Mode::Default`].
     pub fn select<E: Env>(&mut self, env: &mut E) -> Decision {
         let d = self.select_inner(env);
-        if self.mode == Mode::Default && self.poll_timeouts >= 2 {
+        if self.on(rule::POLL_CASCADE) && self.poll_timeouts >= 2 {
             return Self::no_poll_after_timeout(env, d);
         }
         d
@@ -401,7 +436,7 @@ impl Teo {
         }
         let mut idx = idx as usize;
 
-        if self.mode == Mode::Default && self.tick_woke_long_idle(tick_nsec) {
+        if self.on(rule::LONG_TICK_WAKEUP) && self.tick_woke_long_idle(tick_nsec) {
             return self.select_by_sleep_length(env, idx0, constraint_idx, tick_stopped);
         }
         let duration_ns: i64;
@@ -422,7 +457,7 @@ impl Teo {
             // getting a shallower state than its hits ask for.  Before
             // looking for a shallower state, take the deepest state the
             // sleep length allows as the candidate and weigh again.
-            if self.mode == Mode::Default
+            if self.on(rule::TIMER_CANDIDATE)
                 && 2u32.wrapping_mul(idx_intercept_sum) > self.total.wrapping_sub(idx_hit_sum)
             {
                 let sl = env.sleep_length();
@@ -453,7 +488,7 @@ impl Teo {
 
             // Intercepts below the candidate outweigh hits and intercepts at
             // or above it: look for a shallower state.
-            if self.mode == Mode::Default
+            if self.on(rule::LIKELIEST)
                 && 2u32.wrapping_mul(idx_intercept_sum) > self.total.wrapping_sub(idx_hit_sum)
             {
                 idx = self.likeliest_state(env, idx0, idx, idx_intercept_sum, idx_hit_sum);
@@ -485,7 +520,8 @@ impl Teo {
             let short = 2u32.wrapping_mul(self.short_idles) >= self.total;
             if !tick_stopped
                 && (idx == 0 || env.states()[idx].target_residency_ns < RESIDENCY_THRESHOLD_NS)
-                && (short || (latency_req < LATENCY_THRESHOLD_NS && self.mode == Mode::Parity))
+                && (short
+                    || (latency_req < LATENCY_THRESHOLD_NS && !self.on(rule::QOS_SLEEP_LENGTH)))
             {
                 return Decision {
                     idx,
@@ -525,7 +561,7 @@ impl Teo {
                 // Default mode: state 0 is also the deepest one allowed
                 // (QoS) and does not poll: the tick could not lead to a
                 // deeper state, stop it for a sleep of a tick or longer.
-                let stop_tick = self.mode == Mode::Default
+                let stop_tick = self.on(rule::DEEPEST_STOPS_TICK)
                     && constraint_idx == 0
                     && !env.states()[0].polling
                     && d >= tick_nsec;
@@ -542,7 +578,7 @@ impl Teo {
             // long idle in two.
             if env.states()[idx].target_residency_ns < tick_nsec
                 && 3u32.wrapping_mul(self.tick_intercepts) >= 2u32.wrapping_mul(self.total)
-                && (self.mode == Mode::Parity || idx < constraint_idx)
+                && (!self.on(rule::DEEPEST_STOPS_TICK) || idx < constraint_idx)
             {
                 d = tick_nsec / 2;
             }
@@ -564,7 +600,7 @@ impl Teo {
             // fits the time until it, stop the tick rather than take a
             // shallower state that would wake up on the tick and enter
             // again for the rest of the sleep.
-            if self.mode == Mode::Default
+            if self.on(rule::TIMER_STATE_TICK)
                 && duration_ns == self.sleep_length_ns
                 && env.states()[idx].target_residency_ns <= duration_ns
             {
@@ -1275,6 +1311,45 @@ mod tests {
                 stop_tick: true
             }
         );
+    }
+
+    #[test]
+    fn default_mode_with_every_rule_off_decides_as_teo() {
+        // a pseudo-random stream of periods (sleep lengths, tick phases,
+        // QoS limits, residencies, tick and polling-limit wake-ups) through
+        // parity mode and through default mode with rules = 0
+        for states in [&X86_LIKE[..], &MVEBU_XP[..]] {
+            let mut p = (TestEnv::new(states), Teo::ZERO);
+            let mut d = (TestEnv::new(states), Teo::ZERO);
+            d.1.mode = Mode::Default;
+            d.1.rules = 0;
+            let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+            for _ in 0..20_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let sleep = SleepLength {
+                    duration_ns: (x % 30_000_000) as i64 - 50_000,
+                    delta_tick_ns: ((x >> 25) % TICK_NSEC as u64) as i64 + 1,
+                };
+                let qos = if x & (1 << 50) != 0 { 50_000 } else { i64::MAX };
+                let tick_stopped = x & (1 << 51) != 0;
+                let got_tick = x & (1 << 52) != 0;
+                let ptl = x & (7 << 53) == 0;
+                let residency = (x >> 40) % 12_000_000;
+                for (env, _) in [&mut p, &mut d] {
+                    env.sleep = sleep;
+                    env.latency_req_ns = qos;
+                    env.tick_stopped = tick_stopped;
+                    env.poll_time_limit = ptl;
+                }
+                assert_eq!(
+                    p.0.period(&mut p.1, residency, got_tick),
+                    d.0.period(&mut d.1, residency, got_tick)
+                );
+            }
+            assert_eq!(p.1.state_bins, d.1.state_bins);
+        }
     }
 
     #[test]

@@ -37,6 +37,45 @@ bool rteo_parity_mode(void)
 	return READ_ONCE(parity);
 }
 
+/*
+ * rteo.rules_off=MASK: switch rules of the default mode off, bit n-1 for
+ * rule n of Documentation/rteo.md (an evaluation knob; 0, every rule on, by
+ * default).  Taken, like rteo.parity, by CPUs the governor is enabled on
+ * afterwards.
+ */
+static unsigned int rules_off;
+
+static int rteo_rules_off_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint(val, 0, &v);
+	if (ret) {
+		pr_warn("rteo: rules_off: not a number\n");
+		return ret;
+	}
+	if (v & ~rteo_rules_all()) {
+		pr_warn("rteo: rules_off=%#x: the rules are bits %#x\n", v,
+			rteo_rules_all());
+		return -EINVAL;
+	}
+	WRITE_ONCE(rules_off, v);
+	return 0;
+}
+
+static const struct kernel_param_ops rteo_rules_off_ops = {
+	.set = rteo_rules_off_set,
+	.get = param_get_uint,
+};
+module_param_cb(rules_off, &rteo_rules_off_ops, &rules_off, 0644);
+MODULE_PARM_DESC(rules_off, "Rules of the default mode to switch off (bit n-1: rule n)");
+
+unsigned int rteo_rules_off(void)
+{
+	return READ_ONCE(rules_off);
+}
+
 #define RTEO_REC_N	4096
 
 struct rteo_ring {

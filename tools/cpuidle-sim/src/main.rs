@@ -6,8 +6,15 @@
 //! `drivers/cpuidle/cpuidle_tables.rs`, and scores them.
 //!
 //! Usage: cpuidle-sim [--episodes N] [--json FILE] [--md FILE] [--png DIR]
-//!                    [--corpus DIR] [--check]
+//!                    [--corpus DIR] [--rules MASK] [--check]
 //!        cpuidle-sim --plot OUT.png TITLE CSV
+//!
+//! `--rules` sets the rules of rteo's default mode in force (bits of the
+//! core's `rule` module, all by default; `scripts/rteo-ablation.sh`).
+//! Debugging: `SIM_TRACE=governor/table[/class]` (with `SIM_FROM`,
+//! `SIM_TO`) prints that run's entries; `SIM_BREAKDOWN=1` prints, per run,
+//! the too-shallow entries by what ended them (tick, polling limit,
+//! wake-up).
 //!
 //! See `Documentation/rteo.md` ("Evaluation") for the model; in short:
 //!
@@ -42,7 +49,7 @@
 //! recorder in a QEMU guest by `scripts/trace2corpus.py`.
 
 use rteo_core::host::{HostEnv, SplitMix64};
-use rteo_core::rteo_core::{Mode, SleepLength, State, Teo};
+use rteo_core::rteo_core::{rule, Mode, SleepLength, State, Teo};
 use std::{fmt::Write as _, process::ExitCode};
 
 mod png;
@@ -209,6 +216,10 @@ impl Governor for CMenu {
     }
 }
 
+/// `--rules MASK`: the rules of rteo's default mode in force (`rule` bits
+/// of the core, all by default), as the `rteo.rules` parameter sets them.
+static RULES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(rule::ALL);
+
 struct Rteo {
     name: &'static str,
     mode: Mode,
@@ -234,6 +245,7 @@ impl Governor for Rteo {
     fn reset(&mut self, t: &Table) {
         self.teo = Teo::ZERO;
         self.teo.mode = self.mode;
+        self.teo.rules = RULES.load(std::sync::atomic::Ordering::Relaxed);
         self.env = HostEnv::new(&t.states, TICK_NSEC);
     }
     fn select(&mut self, q: &Query) -> (usize, bool) {
@@ -730,6 +742,25 @@ fn main() -> ExitCode {
             "--md" => md = val,
             "--png" => png_dir = val,
             "--corpus" => corpus = val.unwrap_or_default(),
+            "--rules" => {
+                let v = val.unwrap_or_default();
+                let m = match v.strip_prefix("0x") {
+                    Some(h) => u32::from_str_radix(h, 16).ok(),
+                    None => v.parse().ok(),
+                };
+                match m {
+                    Some(m) if m & !rule::ALL == 0 => {
+                        RULES.store(m, std::sync::atomic::Ordering::Relaxed)
+                    }
+                    _ => {
+                        eprintln!(
+                            "cpuidle-sim: --rules wants a mask of rteo's rules (at most {:#x}), not {v:?}",
+                            rule::ALL
+                        );
+                        return ExitCode::from(2);
+                    }
+                }
+            }
             "--check" => {
                 check = true;
                 i += 1;
