@@ -32,6 +32,17 @@ use_gov() {
 	esac
 }
 
+# rot N WORD...: the words, the first N moved to the end
+rot() {
+	n=$1
+	shift
+	tail=
+	for w; do
+		if [ "$n" -gt 0 ]; then tail="$tail $w"; n=$((n - 1)); else printf '%s ' "$w"; fi
+	done
+	echo $tail
+}
+
 sum() { cat "$@" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 energy() { sed -n 's/.*energy_uj=\([0-9]*\).*/\1/p' "$E" | awk '{ s += $1 } END { print s + 0 }'; }
 deepest() { ls -d $SYS/cpu$1/cpuidle/state* | tail -n 1; }
@@ -39,8 +50,11 @@ deepest() { ls -d $SYS/cpu$1/cpuidle/state* | tail -n 1; }
 for table in $tables; do
 	insmod $MOD table="$table" || { echo "BENCH-ERROR load $table"; continue; }
 	rep=1
+	ngov=$(echo $govs | wc -w)
 	while [ $rep -le "$reps" ]; do
-		for g in $govs; do
+		# each repetition starts with the next governor: a governor's
+		# place in the round does not favour it
+		for g in $(rot $(((rep - 1) % ngov)) $govs); do
 			use_gov "$g" || continue
 			sleep 0.3
 			idlebench pipe 2000 0 1 | while read -r m v u; do echo "BENCH $table $g $rep $m $v"; done

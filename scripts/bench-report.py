@@ -53,6 +53,18 @@ def parse_guest(path):
     return runs, qos, errors, done
 
 
+def order(gs):
+    """rteo, teo, menu, then any other governor or rteo variant (rteo-off=MASK) of the run."""
+    return [g for g in GOVS if g in gs] + sorted(g for g in gs if g not in GOVS)
+
+
+def paired(runs, table, metric, a="rteo", b="teo"):
+    """Per-repetition ratios a/b of one metric (the governors of a repetition run back to back)."""
+    va = runs.get(table, {}).get(a, {}).get(metric, [])
+    vb = runs.get(table, {}).get(b, {}).get(metric, [])
+    return [x / y for x, y in zip(va, vb) if y > 0]
+
+
 def stats(vals):
     return {
         "median": statistics.median(vals),
@@ -121,6 +133,30 @@ def main():
                   r["too_shallow_pct"], m["too_shallow_pct"],
                   "met" if r["too_shallow_pct"] <= m["too_shallow_pct"] else "NOT met"))
 
+    md.append("Targets in the guest (medians <= teo's): per table, the medians of rteo and teo, and the "
+              "per-repetition ratio rteo/teo (median, min-max, repetitions where rteo is not slower).\n")
+    md.append("| table | metric | rteo | teo | ratio rteo/teo per repetition | rteo <= teo | target |")
+    md.append("|---|---|---|---|---|---|---|")
+    guest_targets = {}
+    for table in sorted(guest):
+        gs = guest[table]
+        if "rteo" not in gs or "teo" not in gs:
+            continue
+        for mkey, name in [("pipe_rtt", "pipe ping-pong round trip (us)"),
+                           ("timer_p50", "periodic timer lateness, median (us)")]:
+            a, b = gs["rteo"].get(mkey), gs["teo"].get(mkey)
+            rs = paired(runs, table, mkey)
+            if not a or not b or not rs:
+                continue
+            met = a["median"] <= b["median"]
+            guest_targets.setdefault(table, {})[mkey] = {
+                "rteo": a["median"], "teo": b["median"], "met": met,
+                "ratio": stats(rs), "not_slower": sum(r <= 1 for r in rs)}
+            md.append("| %s | %s | %.1f | %.1f | %.3f (%.3f-%.3f) | %d of %d | %s |" % (
+                table, name, a["median"], b["median"], statistics.median(rs), min(rs), max(rs),
+                sum(r <= 1 for r in rs), len(rs), "met" if met else "NOT met"))
+    md.append("")
+
     # where rteo loses
     losses = []
     for c in sim["per_class"]:
@@ -153,13 +189,11 @@ def main():
     for table in sorted(guest):
         gs = guest[table]
         md.append("### %s\n" % table)
-        md.append("| metric | " + " | ".join(g for g in GOVS if g in gs) + " |")
-        md.append("|---|" + "---|" * len([g for g in GOVS if g in gs]))
+        md.append("| metric | " + " | ".join(order(gs)) + " |")
+        md.append("|---|" + "---|" * len(order(gs)))
         for mkey, name, _ in METRICS:
             row = []
-            for g in GOVS:
-                if g not in gs:
-                    continue
+            for g in order(gs):
                 s = gs[g].get(mkey)
                 row.append("%.2f (%.2f-%.2f)" % (s["median"], s["min"], s["max"]) if s else "-")
             md.append("| %s | %s |" % (name, " | ".join(row)))
@@ -171,7 +205,7 @@ def main():
         md.append("| table | governor | CPU1 timer p50, no limit | CPU1 timer p50, 1 us | CPU0 deepest ms/s, no limit | CPU0 deepest ms/s, 1 us |")
         md.append("|---|---|---|---|---|---|")
         for table in sorted(qos):
-            for g in GOVS:
+            for g in order(qos[table]):
                 q = qos[table].get(g)
                 if not q:
                     continue
@@ -206,6 +240,7 @@ def main():
         "simulator": sim,
         "guest": guest,
         "per_cpu_resume_latency": qos,
+        "guest_targets": guest_targets,
         "losses": losses,
     }
     with open(os.path.join(out, "summary.json"), "w") as f:

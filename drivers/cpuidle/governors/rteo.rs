@@ -46,18 +46,45 @@ impl kernel::ModuleMetadata for LocalModule {
         unsafe { kernel::ThisModule::from_ptr(core::ptr::null_mut()) };
 }
 
+/// One CPU's governor data: the core's metrics and the driver's states as
+/// the core sees them, taken when the governor is enabled on the CPU (the
+/// core enables it again whenever the CPU's driver changes), so that
+/// `select()` does not rebuild the table on every idle entry.
+///
+/// # Invariants
+///
+/// `states[..count]` are the states of the driver the governor was last
+/// enabled with on this CPU; `count <= STATE_MAX`.
+struct Slot {
+    teo: Teo,
+    states: [State; STATE_MAX],
+    count: usize,
+}
+
+impl Slot {
+    const ZERO: Slot = Slot {
+        teo: Teo::ZERO,
+        states: [State {
+            target_residency_ns: 0,
+            exit_latency_ns: 0,
+            polling: false,
+        }; STATE_MAX],
+        count: 0,
+    };
+}
+
 /// Per-CPU governor data.
 ///
 /// # Invariants
 ///
 /// Slot `n` is only accessed by CPU `n`'s idle loop or by the core while it
 /// enables the governor on CPU `n` with that CPU's device out of use.
-struct PerCpu([UnsafeCell<Teo>; NR_CPUS]);
+struct PerCpu([UnsafeCell<Slot>; NR_CPUS]);
 
 // SAFETY: by the type invariant each slot has a single user at a time.
 unsafe impl Sync for PerCpu {}
 
-static DATA: PerCpu = PerCpu([const { UnsafeCell::new(Teo::ZERO) }; NR_CPUS]);
+static DATA: PerCpu = PerCpu([const { UnsafeCell::new(Slot::ZERO) }; NR_CPUS]);
 
 impl PerCpu {
     /// # Safety
@@ -67,7 +94,7 @@ impl PerCpu {
     // A shared reference to the array hands out one CPU's slot mutably: the
     // exclusivity comes from the caller's context, as for `this_cpu_ptr()`.
     #[allow(clippy::mut_from_ref)]
-    unsafe fn get(&self, cpu: u32) -> Option<&mut Teo> {
+    unsafe fn get(&self, cpu: u32) -> Option<&mut Slot> {
         // SAFETY: exclusivity guaranteed by the caller.
         self.0.get(cpu as usize).map(|c| unsafe { &mut *c.get() })
     }
@@ -77,31 +104,20 @@ impl PerCpu {
 struct KernelEnv<'a> {
     ctx: &'a IdleContext,
     dev: &'a mut Device,
-    states: [State; STATE_MAX],
-    count: usize,
+    /// The CPU's driver states ([`Slot::states`]).
+    states: &'a [State],
     latency_req_ns: i64,
     /// The sleep length, if the core asked for it (for the recorder).
     sleep: Option<SleepLength>,
 }
 
 impl<'a> KernelEnv<'a> {
-    fn new(ctx: &'a IdleContext, drv: &Driver, dev: &'a mut Device) -> Self {
-        let count = drv.state_count().min(STATE_MAX);
-        let mut states = [State::default(); STATE_MAX];
-        for (i, s) in states.iter_mut().enumerate().take(count) {
-            let d = drv.state(i);
-            *s = State {
-                target_residency_ns: d.target_residency_ns,
-                exit_latency_ns: d.exit_latency_ns,
-                polling: d.flags.contains(cpuidle::Flags::POLLING),
-            };
-        }
+    fn new(ctx: &'a IdleContext, states: &'a [State], dev: &'a mut Device) -> Self {
         Self {
             latency_req_ns: ctx.latency_req_ns(),
             ctx,
             dev,
             states,
-            count,
             sleep: None,
         }
     }
@@ -109,7 +125,7 @@ impl<'a> KernelEnv<'a> {
 
 impl Env for KernelEnv<'_> {
     fn states(&self) -> &[State] {
-        &self.states[..self.count]
+        self.states
     }
     fn disabled(&self, i: usize) -> bool {
         self.dev.state_disabled(i)
@@ -154,15 +170,20 @@ impl Governor for Rteo {
     // Below teo (19) and menu (20): rteo is chosen explicitly.
     const RATING: u32 = 18;
 
-    fn select(ctx: &IdleContext, drv: &Driver, dev: &mut Device, stop_tick: &mut bool) -> usize {
+    fn select(ctx: &IdleContext, _drv: &Driver, dev: &mut Device, stop_tick: &mut bool) -> usize {
         let cpu = dev.cpu();
         // SAFETY: we run in `cpu`'s idle loop (type invariant of `PerCpu`).
-        let Some(data) = (unsafe { DATA.get(cpu) }) else {
+        let Some(Slot {
+            teo: data,
+            states,
+            count,
+        }) = (unsafe { DATA.get(cpu) })
+        else {
             *stop_tick = false;
             return 0;
         };
         let last_idx = dev.last_state_idx();
-        let mut env = KernelEnv::new(ctx, drv, dev);
+        let mut env = KernelEnv::new(ctx, &states[..*count], dev);
         let d = data.select(&mut env);
         // SAFETY: `rteo_record_on` is a `bool` the parameter code writes with
         // WRITE_ONCE(); a volatile read is the matching READ_ONCE().
@@ -177,24 +198,34 @@ impl Governor for Rteo {
 
     fn reflect(ctx: &IdleContext, dev: &mut Device, index: usize) {
         // SAFETY: we run in the CPU's idle loop (type invariant of `PerCpu`).
-        if let Some(data) = unsafe { DATA.get(dev.cpu()) } {
-            data.reflect(ctx.got_tick());
+        if let Some(slot) = unsafe { DATA.get(dev.cpu()) } {
+            slot.teo.reflect(ctx.got_tick());
         }
         dev.set_last_state_idx(index as i32);
     }
 
-    fn enable(_drv: &Driver, dev: &mut Device) -> Result {
+    fn enable(drv: &Driver, dev: &mut Device) -> Result {
         // SAFETY: the core enables the governor on a device not in use.
-        let data = unsafe { DATA.get(dev.cpu()) }.ok_or(EINVAL)?;
+        let slot = unsafe { DATA.get(dev.cpu()) }.ok_or(EINVAL)?;
+        slot.count = drv.state_count().min(STATE_MAX);
+        for (i, s) in slot.states.iter_mut().enumerate().take(slot.count) {
+            let d = drv.state(i);
+            *s = State {
+                target_residency_ns: d.target_residency_ns,
+                exit_latency_ns: d.exit_latency_ns,
+                polling: d.flags.contains(cpuidle::Flags::POLLING),
+            };
+        }
+        let data = &mut slot.teo;
         *data = Teo::ZERO;
         // SAFETY: plain read of a module parameter.
-        data.mode = if unsafe { rteo_parity_mode() } {
+        data.set_mode(if unsafe { rteo_parity_mode() } {
             Mode::Parity
         } else {
             Mode::Default
-        };
+        });
         // SAFETY: plain read of a module parameter.
-        data.rules = rule::ALL & !unsafe { rteo_rules_off() };
+        data.rules &= !unsafe { rteo_rules_off() };
         Ok(())
     }
 }

@@ -176,8 +176,9 @@ pub struct Teo {
     /// Default mode: idle time spent in polling slices that ran out of
     /// time since the last period that did not, ns.
     pub poll_carry_ns: i64,
-    /// The rules of [`Mode::Default`] in force ([`rule`] bits; all of
-    /// them unless the `rteo.rules` parameter says otherwise).
+    /// The rules of [`Mode::Default`] in force ([`rule`] bits): none in
+    /// parity mode, all of them in default mode ([`Teo::set_mode`]) unless
+    /// the `rteo.rules_off` parameter switches some off.
     pub rules: u32,
 }
 
@@ -199,8 +200,18 @@ impl Teo {
         last_measured_ns: 0,
         long_intercepts: 0,
         poll_carry_ns: 0,
-        rules: rule::ALL,
+        rules: 0,
     };
+
+    /// Switches to `mode`, with every rule of the default mode in force
+    /// there.
+    pub fn set_mode(&mut self, mode: Mode) {
+        self.mode = mode;
+        self.rules = match mode {
+            Mode::Parity => 0,
+            Mode::Default => rule::ALL,
+        };
+    }
 }
 
 impl Default for Teo {
@@ -219,10 +230,11 @@ fn decay(metric: &mut u32) {
 }
 
 impl Teo {
-    /// Whether rule `r` of [`Mode::Default`] applies.
+    /// Whether rule `r` of [`Mode::Default`] applies (never in parity
+    /// mode, where [`Teo::rules`] is 0).
     #[inline]
     fn on(&self, r: u32) -> bool {
-        self.mode == Mode::Default && self.rules & r != 0
+        self.rules & r != 0
     }
 
     /// Accounts the idle period that just ended (`teo_update()`).
@@ -1063,7 +1075,7 @@ mod tests {
         let (parity, default) = both_modes(|mode| {
             let mut env = TestEnv::new(&X86_LIKE);
             let mut teo = Teo::ZERO;
-            teo.mode = mode;
+            teo.set_mode(mode);
             // a history of very short idles: teo polls without asking for
             // the sleep length
             for _ in 0..40 {
@@ -1091,7 +1103,7 @@ mod tests {
         let (parity, default) = both_modes(|mode| {
             let mut env = TestEnv::new(&MVEBU_XP);
             let mut teo = Teo::ZERO;
-            teo.mode = mode;
+            teo.set_mode(mode);
             // a burst of short I/O idles ending before the timer
             env.sleep.duration_ns = 30_000_000;
             for _ in 0..40 {
@@ -1123,7 +1135,7 @@ mod tests {
         let (parity, default) = both_modes(|mode| {
             let mut env = TestEnv::new(&MVEBU_XP);
             let mut teo = Teo::ZERO;
-            teo.mode = mode;
+            teo.set_mode(mode);
             env.sleep = SleepLength {
                 duration_ns: 2_000_000,
                 delta_tick_ns: 500_000,
@@ -1154,7 +1166,7 @@ mod tests {
         let run = |mode| {
             let mut env = TestEnv::new(&X86_LIKE);
             let mut teo = Teo::ZERO;
-            teo.mode = mode;
+            teo.set_mode(mode);
             // idles longer than a tick, the next timer 50 ms away; then a
             // 5 us QoS limit leaves POLL and C1
             for _ in 0..40 {
@@ -1194,7 +1206,7 @@ mod tests {
         let (parity, default) = both_modes(|mode| {
             let mut env = TestEnv::new(&MVEBU_XP);
             let mut teo = Teo::ZERO;
-            teo.mode = mode;
+            teo.set_mode(mode);
             // a 2 ms periodic timer, every fifth period cut short at 100 us
             // by an interrupt
             env.sleep.duration_ns = 2_000_000;
@@ -1216,7 +1228,7 @@ mod tests {
         let bins = |mode| {
             let mut env = TestEnv::new(&X86_LIKE);
             let mut teo = Teo::ZERO;
-            teo.mode = mode;
+            teo.set_mode(mode);
             teo.select(&mut env);
             // a 20 us polling slice runs out of time ...
             env.last_state_idx = 0;
@@ -1242,7 +1254,7 @@ mod tests {
         let (parity, default) = both_modes(|mode| {
             let mut env = TestEnv::new(&X86_LIKE);
             let mut teo = Teo::ZERO;
-            teo.mode = mode;
+            teo.set_mode(mode);
             // intercepts spread over the bins: POLL 2, C1 3, C1E 5, C6 3
             for (i, n) in [2, 3, 5, 3].into_iter().enumerate() {
                 teo.state_bins[i].intercepts = n * PULSE;
@@ -1263,7 +1275,7 @@ mod tests {
         let (parity, default) = both_modes(|mode| {
             let mut env = TestEnv::new(&X86_LIKE);
             let mut teo = Teo::ZERO;
-            teo.mode = mode;
+            teo.set_mode(mode);
             env.latency_req_ns = 50_000;
             teo.state_bins[3].intercepts = 8 * PULSE;
             teo.tick_intercepts = 8 * PULSE;
@@ -1290,7 +1302,7 @@ mod tests {
         let (parity, default) = both_modes(|mode| {
             let mut env = TestEnv::new(&MVEBU_XP);
             let mut teo = Teo::ZERO;
-            teo.mode = mode;
+            teo.set_mode(mode);
             for _ in 0..10 {
                 env.period(&mut teo, 3_000_000, false);
             }
@@ -1321,7 +1333,7 @@ mod tests {
         for states in [&X86_LIKE[..], &MVEBU_XP[..]] {
             let mut p = (TestEnv::new(states), Teo::ZERO);
             let mut d = (TestEnv::new(states), Teo::ZERO);
-            d.1.mode = Mode::Default;
+            d.1.set_mode(Mode::Default);
             d.1.rules = 0;
             let mut x: u64 = 0x2545_f491_4f6c_dd1d;
             for _ in 0..20_000 {
@@ -1357,7 +1369,7 @@ mod tests {
         let bins = |mode| {
             let mut env = TestEnv::new(&MVEBU_XP);
             let mut teo = Teo::ZERO;
-            teo.mode = mode;
+            teo.set_mode(mode);
             env.sleep = SleepLength {
                 duration_ns: 2_000_000,
                 delta_tick_ns: 3_000_000,

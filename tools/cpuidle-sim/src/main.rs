@@ -244,8 +244,8 @@ impl Governor for Rteo {
     }
     fn reset(&mut self, t: &Table) {
         self.teo = Teo::ZERO;
-        self.teo.mode = self.mode;
-        self.teo.rules = RULES.load(std::sync::atomic::Ordering::Relaxed);
+        self.teo.set_mode(self.mode);
+        self.teo.rules &= RULES.load(std::sync::atomic::Ordering::Relaxed);
         self.env = HostEnv::new(&t.states, TICK_NSEC);
     }
     fn select(&mut self, q: &Query) -> (usize, bool) {
