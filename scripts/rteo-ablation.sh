@@ -16,10 +16,10 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$CACHE/cargo-target}
 episodes=${1:-12000}
 only=${2:-}
 # in the order of the bits (Documentation/rteo.md, "Default mode")
-names=("1 polling cascade" "2 long tick wake-ups" "3 tick kept for a timer state"
-	"4 tick cuts are not intercepts" "5 intercepts weighed against the timer's state"
-	"6 likeliest state" "7 timed-out polling slices carried"
-	"8 tight QoS does not skip the sleep length" "9 deepest allowed state stops the tick")
+names=("1 polling cascade" "2 long tick wake-ups" "3 tick cuts are not intercepts"
+	"4 intercepts weighed against the timer's state" "5 likeliest state"
+	"6 timed-out polling slices carried" "7 tight QoS does not skip the sleep length"
+	"8 deepest allowed state stops the tick")
 all=$(((1 << ${#names[@]}) - 1))
 
 cargo build --quiet --release --manifest-path "$TOP/tools/cpuidle-sim/Cargo.toml"

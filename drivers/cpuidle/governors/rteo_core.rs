@@ -117,22 +117,20 @@ pub mod rule {
     pub const POLL_CASCADE: u32 = 1 << 0;
     /// 2: after a long tick wake-up, go by the sleep length.
     pub const LONG_TICK_WAKEUP: u32 = 1 << 1;
-    /// 3: stop the tick for a state the timer chose but the tick would cut.
-    pub const TIMER_STATE_TICK: u32 = 1 << 2;
-    /// 4: the tick cutting a known timer sleep counts as a hit.
-    pub const TICK_CUT_HIT: u32 = 1 << 3;
-    /// 5: weigh intercepts against the state the sleep length allows.
-    pub const TIMER_CANDIDATE: u32 = 1 << 4;
-    /// 6: the likeliest state rather than teo's median.
-    pub const LIKELIEST: u32 = 1 << 5;
-    /// 7: timed-out polling slices count with the rest of the idle.
-    pub const POLL_CARRY: u32 = 1 << 6;
-    /// 8: a tight QoS limit alone does not skip the sleep length.
-    pub const QOS_SLEEP_LENGTH: u32 = 1 << 7;
-    /// 9: the deepest state allowed stops the tick.
-    pub const DEEPEST_STOPS_TICK: u32 = 1 << 8;
+    /// 3: the tick cutting a known timer sleep counts as a hit.
+    pub const TICK_CUT_HIT: u32 = 1 << 2;
+    /// 4: weigh intercepts against the state the sleep length allows.
+    pub const TIMER_CANDIDATE: u32 = 1 << 3;
+    /// 5: the likeliest state rather than teo's median.
+    pub const LIKELIEST: u32 = 1 << 4;
+    /// 6: timed-out polling slices count with the rest of the idle.
+    pub const POLL_CARRY: u32 = 1 << 5;
+    /// 7: a tight QoS limit alone does not skip the sleep length.
+    pub const QOS_SLEEP_LENGTH: u32 = 1 << 6;
+    /// 8: the deepest state allowed stops the tick.
+    pub const DEEPEST_STOPS_TICK: u32 = 1 << 7;
     /// Every rule.
-    pub const ALL: u32 = (1 << 9) - 1;
+    pub const ALL: u32 = (1 << 8) - 1;
 }
 
 /// How `select()` decides.
@@ -387,7 +385,7 @@ impl Teo {
         d
     }
 
-    /// `teo_select()`, plus the tick rule of [`Mode::Default`].
+    /// `teo_select()`, with the rules of [`Mode::Default`] that act inside it.
     fn select_inner<E: Env>(&mut self, env: &mut E) -> Decision {
         let latency_req = env.latency_req_ns();
         let tick_nsec = env.tick_nsec();
@@ -608,19 +606,6 @@ impl Teo {
 
         // The tick stays: the state must fit before the next tick.
         if idx > idx0 && env.states()[idx].target_residency_ns > delta_tick {
-            // Default mode: when the state was chosen by the next timer and
-            // fits the time until it, stop the tick rather than take a
-            // shallower state that would wake up on the tick and enter
-            // again for the rest of the sleep.
-            if self.on(rule::TIMER_STATE_TICK)
-                && duration_ns == self.sleep_length_ns
-                && env.states()[idx].target_residency_ns <= duration_ns
-            {
-                return Decision {
-                    idx,
-                    stop_tick: true,
-                };
-            }
             idx = Self::find_shallower_state(env, idx, delta_tick);
         }
         Decision {
@@ -1125,37 +1110,6 @@ mod tests {
             default,
             Decision {
                 idx: 2,
-                stop_tick: true
-            }
-        );
-    }
-
-    #[test]
-    fn default_mode_stops_the_tick_for_a_timer_state_cut_by_the_tick() {
-        let (parity, default) = both_modes(|mode| {
-            let mut env = TestEnv::new(&MVEBU_XP);
-            let mut teo = Teo::ZERO;
-            teo.set_mode(mode);
-            env.sleep = SleepLength {
-                duration_ns: 2_000_000,
-                delta_tick_ns: 500_000,
-            };
-            teo.select(&mut env)
-        });
-        // teo keeps the tick (2 ms < 1 tick) and takes WFI, which fits
-        // before the tick; rteo stops the tick and takes state 1, which
-        // fits before the timer
-        assert_eq!(
-            parity,
-            Decision {
-                idx: 0,
-                stop_tick: false
-            }
-        );
-        assert_eq!(
-            default,
-            Decision {
-                idx: 1,
                 stop_tick: true
             }
         );
