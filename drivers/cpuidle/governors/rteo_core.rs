@@ -1294,15 +1294,16 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
+                // 32-bit divisions only: 32-bit ARM has no 64-bit one
                 let sleep = SleepLength {
-                    duration_ns: (x % 30_000_000) as i64 - 50_000,
-                    delta_tick_ns: ((x >> 25) % TICK_NSEC as u64) as i64 + 1,
+                    duration_ns: i64::from(x as u32 % 30_000_000) - 50_000,
+                    delta_tick_ns: i64::from((x >> 25) as u32 % TICK_NSEC as u32) + 1,
                 };
                 let qos = if x & (1 << 50) != 0 { 50_000 } else { i64::MAX };
                 let tick_stopped = x & (1 << 51) != 0;
                 let got_tick = x & (1 << 52) != 0;
                 let ptl = x & (7 << 53) == 0;
-                let residency = (x >> 40) % 12_000_000;
+                let residency = u64::from((x >> 32) as u32 % 12_000_000);
                 for (env, _) in [&mut p, &mut d] {
                     env.sleep = sleep;
                     env.latency_req_ns = qos;
