@@ -218,13 +218,15 @@ impl Governor for Rteo {
         }
         let data = &mut slot.teo;
         *data = Teo::ZERO;
-        // SAFETY: plain read of a module parameter.
+        // SAFETY: `rteo_parity_mode()` takes nothing and only reads the
+        // `rteo.parity` parameter with READ_ONCE().
         data.set_mode(if unsafe { rteo_parity_mode() } {
             Mode::Parity
         } else {
             Mode::Default
         });
-        // SAFETY: plain read of a module parameter.
+        // SAFETY: `rteo_rules_off()` takes nothing and only reads the
+        // `rteo.rules_off` parameter with READ_ONCE().
         data.rules &= !unsafe { rteo_rules_off() };
         Ok(())
     }
