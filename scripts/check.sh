@@ -23,22 +23,22 @@ if [ "$arch" = x86_64 ]; then
 	fi
 	rm -rf "$oot" "$oot.log"
 fi
-expect=() ksft=()
-while read -r kind name; do
-	case "$kind" in
-	kunit) expect+=("$name") ;;
-	kselftest) ksft+=("$name"); expect+=("$name") ;;
-	esac
-done < <(grep -vE '^\s*(#|$)' "$TOP/configs/$arch.tests")
 logs=$CACHE/logs
 mkdir -p "$logs"
 initrd=$BUILD/rcpuidle-initramfs.cpio
-"$TOP/scripts/mkinitramfs.sh" "$arch" "$initrd" "${ksft[@]}" || exit 1
+"$TOP/scripts/mkinitramfs.sh" "$arch" "$initrd" || exit 1
 echo "check: $arch: booting (TCG, 2 vCPUs; console log $logs/$arch-check.log)"
-"$TOP/scripts/boot.sh" "$arch" check "$initrd" "$logs/$arch-check.log" "${BOOT_TIMEOUT:-1200}"
+# the arch's boot time limit ("boot-timeout SECONDS" of ARCH.tests) and
+# check boot parameters ("cmdline ...")
+tmo=$(awk '$1 == "boot-timeout" { print $2 }' "$TOP/configs/$arch.tests")
+tmo=${tmo:-1200}
+cmdline=$(awk '$1 == "cmdline" { $1 = ""; printf "%s", $0 }' "$TOP/configs/$arch.tests")
+RCPUIDLE_CMDLINE="${cmdline# } ${RCPUIDLE_CMDLINE:-}" \
+	"$TOP/scripts/boot.sh" "$arch" check "$initrd" "$logs/$arch-check.log" "${BOOT_TIMEOUT:-$tmo}"
 rc=$?
 python3 "$TOP/scripts/ktap.py" "$logs/$arch-check.log" --arch "$arch" \
-	--qemu-rc "$rc" --expect "${expect[@]}"
+	--qemu-rc "$rc" --tests "$TOP/configs/$arch.tests" \
+	--kunit-dir "$PRISTINE/tools/testing/kunit"
 v=$?
 echo "check: $arch: $(( $(date +%s) - t0 )) s"
 exit $v

@@ -6,7 +6,8 @@
 #  * kernel-patches/*.patch (edits to existing kernel files) are applied;
 #    files they touch are un-hard-linked first so the pristine tree stays
 #    pristine; when the patches change, the old set is reversed first;
-#  * every project file under rust/ drivers/ is symlinked at its own path,
+#  * every project file under rust/ drivers/ samples/ is symlinked at its
+#    own path, and selftests/ under tools/testing/,
 #    so editing it in the repo is seen by kbuild (which follows links).
 # Only what changed is touched, so incremental builds stay incremental.
 set -euo pipefail
@@ -49,14 +50,20 @@ fi
 # --- project files ---------------------------------------------------------
 manifest=$TREE/.rcpuidle-links
 touch "$manifest"
+# project path -> path in the kernel tree (the kselftests live under tools/)
+kpath() { case "$1" in selftests/*) echo "tools/testing/$1" ;; *) echo "$1" ;; esac; }
 cur=$(mktemp)
-(cd "$TOP" && find rust drivers samples -type f \( -name '*.rs' -o -name '*.c' -o -name '*.h' -o -name 'Kconfig*' -o -name 'Makefile' \) 2>/dev/null | sort) >"$cur"
+(cd "$TOP" && {
+	find rust drivers samples -type f \( -name '*.rs' -o -name '*.c' -o -name '*.h' -o -name 'Kconfig*' -o -name 'Makefile' \) 2>/dev/null
+	find selftests -type f 2>/dev/null
+} | sort) >"$cur"
 # drop links to files that left the project
 comm -23 <(sort "$manifest") "$cur" | while read -r f; do
-	[ -L "$TREE/$f" ] && rm -f "$TREE/$f" && echo "graft: unlinked $f"
+	k=$TREE/$(kpath "$f")
+	[ -L "$k" ] && rm -f "$k" && echo "graft: unlinked $f"
 done
 while read -r f; do
-	dst=$TREE/$f
+	dst=$TREE/$(kpath "$f")
 	if [ -e "$dst" ] && [ ! -L "$dst" ]; then
 		die "$f exists in the kernel tree: change it through kernel-patches/ instead"
 	fi

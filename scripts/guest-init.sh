@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # /init of the rcpuidle test guest.  The kernel command line selects:
-#   rcpuidle.mode=check  collect KUnit (already on the console), run the
-#                        kselftests listed in /etc/rcpuidle/tests, print KTAP
+#   rcpuidle.mode=check  KUnit is already on the console; run the kselftests
+#                        listed in /etc/rcpuidle/tests with run_kselftest.sh
 #   rcpuidle.mode=run    show the idle driver/governor and state statistics
 #   rcpuidle.mode=bench  governor benchmarks (bench.sh), BENCH lines
 #   rcpuidle.mode=shell  interactive shell
@@ -14,6 +14,11 @@
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
+# what udev would add: run_kselftest.sh writes to /dev/stdout
+ln -sfn /proc/self/fd /dev/fd
+ln -sfn /proc/self/fd/0 /dev/stdin
+ln -sfn /proc/self/fd/1 /dev/stdout
+ln -sfn /proc/self/fd/2 /dev/stderr
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /tmp
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -48,15 +53,19 @@ bench)
 	finish
 	;;
 check)
-	tests=$(cat /etc/rcpuidle/tests 2>/dev/null)
-	for t in $tests; do
-		set -- $(echo "$t" | tr ':' ' ')
-		name=$1; shift
-		echo "rcpuidle-kselftest-begin: $name $*"
-		# no in-guest timeout: the host kills a hung guest and reports it
-		(cd /selftests/cpuidle && RCPUIDLE_ARGS="$*" sh "./$name" 2>&1)
-		echo "rcpuidle-kselftest-end: $name rc=$?"
-	done
+	# The kernel's kselftest runner over the install in /kselftest; the
+	# tests to run are the arch's list (/etc/rcpuidle/tests, one
+	# "cpuidle:NAME" a line), their arguments the runner's own
+	# KSELFTEST_<NAME>_ARGS variables (/etc/rcpuidle/test-env).  Output
+	# lines are prefixed so the verdict can tell them from kernel messages.
+	set --
+	for t in $(cat /etc/rcpuidle/tests); do set -- "$@" -t "$t"; done
+	[ -r /etc/rcpuidle/test-env ] && . /etc/rcpuidle/test-env
+	echo "rcpuidle-kselftest-begin"
+	# no in-guest timeout beyond the runner's own: the host kills a hung guest
+	{ (cd /kselftest && ./run_kselftest.sh "$@"); echo $? >/tmp/ksft.rc; } 2>&1 |
+		sed 's/^/ksft: /'
+	echo "rcpuidle-kselftest-end: rc=$(cat /tmp/ksft.rc 2>/dev/null || echo lost)"
 	finish
 	;;
 esac

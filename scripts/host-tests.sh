@@ -64,6 +64,15 @@ else
 	echo "$out" | grep -v caught; f=$((f + 1))
 fi
 
+# the console verdict against crafted logs: a clean one green, each
+# failure shape red for its reason (with the kernel's kunit_parser.py)
+kunit_dir=$(readlink -f "$CACHE/src/pristine")/tools/testing/kunit
+if out=$(python3 "$TOP/tools/verdict-tests/verdict_test.py" "$kunit_dir" 2>&1); then
+	echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
+else
+	echo "$out" | grep -v '^ok '; f=$((f + 1))
+fi
+
 # the kernel's rustfmt and checkpatch: from the grafted tree, or before
 # the first graft from the pristine source setup extracted
 tree=$(ls -d "$CACHE"/tree/linux-* 2>/dev/null | head -n1)
@@ -78,7 +87,7 @@ else
 fi
 
 if [ -n "$tree" ] && [ -x "$tree/scripts/checkpatch.pl" ]; then
-	cfiles=$(cd "$TOP" && find rust/helpers drivers samples -name '*.[ch]' 2>/dev/null)
+	cfiles=$(cd "$TOP" && find rust/helpers drivers samples tools/failnth -name '*.[ch]' 2>/dev/null)
 	if (cd "$TOP" && "$tree/scripts/checkpatch.pl" --no-tree --quiet --terse --strict -f $cfiles); then
 		echo "host: checkpatch clean ($(echo $cfiles | wc -w) C files)"; p=$((p + 1))
 	else

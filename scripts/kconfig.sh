@@ -10,7 +10,11 @@ arch_setup "$1"
 
 # later fragments override earlier ones: an arch may opt out of a debug option
 frags=("$TOP/configs/common.config")
-[ "$PROFILE" = debug ] && frags+=("$TOP/configs/debug.config")
+if [ "$PROFILE" = debug ]; then
+	frags+=("$TOP/configs/debug.config")
+	# an arch's own debug options (x86_64: sanitizers, fault injection)
+	[ -f "$TOP/configs/$1-debug.config" ] && frags+=("$TOP/configs/$1-debug.config")
+fi
 frags+=("$TOP/configs/$1.config" "$TOP/configs/project.config")
 stamp=$(cat "${frags[@]}" "$TREE/.rcpuidle-applied.patch" 2>/dev/null | sha256sum | cut -c1-16)
 if [ -f "$BUILD/.config" ] && [ "$(cat "$BUILD/.rcpuidle-config" 2>/dev/null)" = "$stamp" ]; then

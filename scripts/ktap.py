@@ -1,17 +1,42 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Verdict on one guest console log.
+"""Verdict on one guest console log; fails closed.
 
-Usage: ktap.py LOG --arch A [--expect SUITE ...] [--qemu-rc N]
+Usage: ktap.py LOG --arch A --tests configs/A.tests [--qemu-rc N]
+                   [--kunit-dir TREE/tools/testing/kunit]
 
-Parses the KUnit KTAP the kernel printed and the kselftest KTAP /init
-framed with rcpuidle-kselftest-begin/end markers, prints one line per suite
-and a final "N passed, N failed, N skipped", and exits 1 when any test
-failed, an expected suite did not report, the guest timed out or did not
-finish, or the console shows a splat (WARNING, BUG, lockdep, KASAN, Oops,
-panic, RCU stall).
+The console carries two kinds of KTAP:
+
+* KUnit, printed by the kernel: one document at boot and one more at each
+  load of a module that carries a suite.  Every document is parsed with
+  the kernel's own tools/testing/kunit/kunit_parser.py, and every one must
+  be clean: plan against count, numbering, missing subtests, "0 tests
+  run" are errors there, and a suite that runs at every load is red if any
+  load's run is red or cut short (an earlier pass is not kept).
+
+* kselftests, run by the kernel's run_kselftest.sh from a
+  `make -C tools/testing/selftests TARGETS=cpuidle install`; /init
+  prefixes the runner's output with "ksft: " (so kernel messages cannot
+  interleave with it) and frames it with rcpuidle-kselftest-begin/end.
+  The runner's document is parsed with kunit_parser too, and so is each
+  test's own output (the runner's "# " prefix stripped): a test passes
+  only if the runner says so (exit status 0), its output has a plan, as
+  many results as planned with the right numbers, and nothing red, nested
+  suites included.
+
+An expected suite (the A.tests list) passes only if it ran at least one
+test.  A kselftest may skip as a whole only where the list says so, with
+a reason ("kselftest NAME skip: REASON"); any other whole-test skip is red.
+The run is also red on a guest that timed out or did not finish, on any
+splat, and on dropped or suppressed console messages (a splat may hide
+there; warn_alloc's own rate limit excepted, see DROPPED_OK_RE).  Prints
+one line per suite and a final "N passed, N failed, N
+skipped"; every error counts as one failed test, so a red run never reads
+"0 failed".
 """
 import argparse
+import io
+import os
 import re
 import sys
 
@@ -22,138 +47,258 @@ SPLATS = [
     r"suspicious RCU usage", r"general protection fault",
     r"Unable to handle kernel", r"rcu: INFO: .*stall", r"INFO: task .* blocked",
     r"Internal error:", r"BUG kmalloc", r"kernel BUG at",
+    r"kmemleak: \d+ new suspected memory leaks",
 ]
 SPLAT_RE = re.compile("|".join(SPLATS))
-RESULT_RE = re.compile(r"^(\s*)(ok|not ok) (\d+)\s*-?\s*([^#]*?)\s*(#\s*(.*))?$")
-SUBTEST_RE = re.compile(r"^(\s*)# Subtest: (\S+)")
+# printk's own notes that console output was lost or rate-limited
+DROPPED_RE = re.compile(r"printk messages dropped|callbacks suppressed|"
+                        r"messages suppressed")
+# The one rate limit the run may hit: warn_alloc()'s own (one report per
+# 10 s), whose messages are only allocation-failure reports, provoked by
+# fail_nth.sh by design; a splat cannot hide in that rate limit's state.
+DROPPED_OK_RE = re.compile(r"^warn_alloc: \d+ callbacks suppressed$")
+KSFT_PREFIX = "ksft: "
+KSFT_NAME_RE = re.compile(r"^selftests: (\S+): (\S+)$")
 
 
-def classify(status, directive):
-    if directive and directive.upper().startswith("SKIP"):
-        return "skip"
-    return "pass" if status == "ok" else "fail"
+def load_parser(kunit_dir):
+    sys.path.insert(0, kunit_dir)
+    import kunit_parser  # noqa: E402  (the kernel's, from the cached tree)
+    import kunit_printer
+    return kunit_parser, kunit_printer
 
 
-def parse_kunit(lines):
-    """Return {suite: [pass, fail, skip, verdict]} for KUnit suites.
-
-    Suites are the '# Subtest:' blocks at indentation 4; their cases are the
-    results at indentation 4 too (parameterised cases count once, by their own
-    line at that depth).  The suite's own line at indentation 0 gives the
-    verdict.  A suite that reports more than once (a module's suite runs at
-    every load) adds up its cases and keeps its worst verdict."""
-    suites = {}
-    cur = None
-    for line in lines:
-        m = SUBTEST_RE.match(line)
-        if m and len(m.group(1)) == 4:
-            cur = m.group(2)
-            suites.setdefault(cur, [0, 0, 0, None])
-            continue
-        m = RESULT_RE.match(line)
-        if not m or cur is None:
-            continue
-        indent, status, _, name, _, directive = m.groups()
-        kind = classify(status, directive)
-        if len(indent) == 4:
-            suites[cur][{"pass": 0, "fail": 1, "skip": 2}[kind]] += 1
-        elif len(indent) == 0 and name == cur:
-            rank = {None: 0, "pass": 1, "skip": 2, "fail": 3}
-            if rank[kind] > rank[suites[cur][3]]:
-                suites[cur][3] = kind
-            cur = None
-    return suites
-
-
-def parse_kselftests(lines):
-    """Return {test: [pass, fail, skip, verdict]} from the framed output."""
-    tests = {}
-    cur = None
-    for line in lines:
-        if line.startswith("rcpuidle-kselftest-begin: "):
-            cur = line.split()[1] + "".join(":" + a for a in line.split()[2:])
-            tests[cur] = [0, 0, 0, None]
-            continue
-        if line.startswith("rcpuidle-kselftest-end: ") and cur:
-            rc = line.rsplit("rc=", 1)[-1].strip()
-            t = tests[cur]
-            if rc == "4" and t[0] + t[1] == 0:
-                t[3] = "skip"
-                t[2] = max(t[2], 1)
-            elif rc == "0" and t[1] == 0:
-                t[3] = "pass"
+def read_tests(path):
+    """configs/ARCH.tests: 'kunit SUITE', 'kselftest NAME [skip: WHY]'
+    (and the 'module', 'env', 'cmdline' and 'boot-timeout' lines of the
+    other scripts)."""
+    kunit, ksft = [], {}
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            kind, _, rest = line.partition(" ")
+            name, _, extra = rest.strip().partition(" ")
+            extra = extra.strip()
+            if kind in ("module", "env", "cmdline", "boot-timeout") and name:
+                continue  # for mkinitramfs.sh and check.sh
+            if kind == "kunit" and name and not extra:
+                kunit.append(name)
+            elif kind == "kselftest" and name and (
+                    not extra or re.match(r"skip: \S", extra)):
+                ksft[name] = extra[len("skip: "):] if extra else None
             else:
-                t[3] = "fail(rc=%s)" % rc
-            cur = None
+                raise SystemExit("%s:%d: cannot read '%s'" % (path, n, line))
+    return kunit, ksft
+
+
+class Parser:
+    def __init__(self, kp, printer_mod):
+        self.kp = kp
+        self.pm = printer_mod
+
+    def parse(self, lines):
+        """Parse one KTAP document; return (Test, [error messages])."""
+        buf = io.StringIO()
+        printer = self.pm.Printer(print=True, output=buf)
+        stream = self.kp.LineStream(iter(enumerate(lines, 1)))
+        test = self.kp.parse_test(stream, 0, [], False, printer)
+        if test.status != self.kp.TestStatus.NO_TESTS:
+            test.status = test.counts.get_status()
+        errors = [re.sub(r"^\[[0-9:]+\] ", "", l) for l in buf.getvalue().splitlines()
+                  if "[ERROR]" in l]
+        if test.expected_count is None:
+            errors.append("no test plan")
+        return test, errors
+
+
+def kunit_documents(lines):
+    """Split the kernel's side of the console into KTAP documents: each
+    starts at a 'KTAP version' line in column 0."""
+    docs, cur = [], None
+    for line in lines:
+        if line.startswith("KTAP version "):
+            cur = [line]
+            docs.append(cur)
+        elif cur is not None:
+            cur.append(line)
+    return docs
+
+
+def leaf_counts(test):
+    c = test.counts
+    return c.passed, c.failed + c.crashed, c.skipped
+
+
+class Verdict:
+    def __init__(self, arch):
+        self.arch = arch
+        self.rows = []
+        self.bad = []
+        self.npass = self.nfail = self.nskip = 0
+
+    def suite(self, kind, name, p, f, s, errors):
+        ok = not errors and f == 0
+        self.rows.append("%-8s %-10s %-40s %-6s %3d passed, %d failed, %d skipped"
+                         % (self.arch, kind, name, "ok" if ok else "FAIL", p, f, s))
+        self.npass += p
+        self.nfail += f
+        self.nskip += s
+        for e in errors:
+            self.error("%s %s: %s" % (kind, name, e))
+
+    def error(self, msg):
+        self.bad.append(msg)
+        self.nfail += 1
+
+
+def judge_kunit(v, parser, lines, expected):
+    kernel_side = [l for l in lines if not l.startswith(KSFT_PREFIX)]
+    suites = {}  # name -> [p, f, s, errors, runs]
+    for doc in kunit_documents(kernel_side):
+        main, errors = parser.parse(doc)
+        if not main.subtests:
+            v.error("kunit document at '%s' holds no suite: %s"
+                    % (doc[0], "; ".join(errors) or "empty"))
             continue
-        if cur is None:
+        for t in main.subtests:
+            name = t.name or "<unnamed>"
+            r = suites.setdefault(name, [0, 0, 0, [], 0])
+            p, f, s = leaf_counts(t)
+            r[0] += p
+            r[1] += f
+            r[2] += s
+            r[4] += 1
+            if not t.ok_status():
+                r[3].append("run %d: %s" % (r[4], t.status.name))
+            if t.counts.errors:
+                r[3].append("run %d: %d parse errors" % (r[4], t.counts.errors))
+        # errors of the document itself (plan of suites, numbering)
+        own = [e for e in errors if "Test: main:" in e or e == "no test plan"]
+        for e in own:
+            for t in main.subtests:
+                suites[t.name or "<unnamed>"][3].append(e)
+    for name, (p, f, s, errors, runs) in sorted(suites.items()):
+        v.suite("kunit", name, p, f, s, errors)
+    for name in expected:
+        r = suites.get(name)
+        if r is None:
+            v.error("expected KUnit suite %s did not report" % name)
+        elif r[0] + r[1] == 0:
+            v.error("expected KUnit suite %s ran no test" % name)
+
+
+def judge_kselftests(v, parser, lines, expected):
+    begin = [i for i, l in enumerate(lines) if l.startswith("rcpuidle-kselftest-begin")]
+    end = [i for i, l in enumerate(lines) if l.startswith("rcpuidle-kselftest-end")]
+    if not expected and not begin:
+        return
+    if len(begin) != 1:
+        v.error("kselftest runner started %d times (expected once)" % len(begin))
+        if not begin:
+            return
+    if not end:
+        v.error("kselftest runner did not end (killed or hung)")
+    else:
+        rc = lines[end[-1]].rsplit("rc=", 1)[-1].strip()
+        if rc != "0":
+            v.error("run_kselftest.sh exited with rc=%s" % rc)
+    stop = end[-1] if end else len(lines)
+    runner = [l[len(KSFT_PREFIX):] for l in lines[begin[0]:stop]
+              if l.startswith(KSFT_PREFIX)]
+    top, errors = parser.parse(runner)
+    for e in errors:
+        v.error("run_kselftest.sh: %s" % e)
+    seen = {}
+    for t in top.subtests:
+        m = KSFT_NAME_RE.match(t.name)
+        name = m.group(2) if m else (t.name or "<missing>")
+        seen[name] = t
+        # the test's own output: the runner's log lines after its header
+        body, started = [], False
+        for l in t.log:
+            if l == "# " + t.name:
+                started, body = True, []
+                continue
+            if started:
+                body.append(l[2:] if l.startswith("# ") else
+                            ("" if l == "#" else l))
+        own_errors = []
+        status = t.status.name
+        if t.status == parser.kp.TestStatus.SKIPPED:
+            if expected.get(name) is None:
+                own_errors.append("skipped as a whole where it must run")
+            v.suite("kselftest", name, 0, 0, 1, own_errors)
             continue
-        m = RESULT_RE.match(line)
-        if m and m.group(1) == "":
-            kind = classify(m.group(2), m.group(6))
-            tests[cur][{"pass": 0, "fail": 1, "skip": 2}[kind]] += 1
-            if kind == "fail":
-                print("  FAIL %s: %s" % (cur, line.strip()))
-    for t in tests.values():
-        if t[3] is None:
-            t[3] = "fail(no end: killed or hung)"
-    return tests
+        if t.status != parser.kp.TestStatus.SUCCESS:
+            own_errors.append("runner: %s%s" % (status, " (%s)" % t.skip_reason
+                                                 if t.skip_reason else ""))
+        if not started or not body:
+            own_errors.append("no output")
+            v.suite("kselftest", name, 0, 0, 0, own_errors)
+            continue
+        inner, errs = parser.parse(body)
+        own_errors += errs
+        p, f, s = leaf_counts(inner)
+        if p + f == 0 and not any("0 tests run" in e for e in own_errors):
+            own_errors.append("ran no test")
+        v.suite("kselftest", name, p, f, s, own_errors)
+    for name, why in expected.items():
+        if name not in seen:
+            v.error("expected kselftest %s did not report" % name)
+        elif why is not None and seen[name].status != parser.kp.TestStatus.SKIPPED:
+            pass  # allowed to skip, ran instead: fine
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("log")
     ap.add_argument("--arch", required=True)
-    ap.add_argument("--expect", nargs="*", default=[])
+    ap.add_argument("--tests", required=True, help="configs/ARCH.tests")
     ap.add_argument("--qemu-rc", type=int, default=0)
+    ap.add_argument("--kunit-dir", help="the kernel's tools/testing/kunit")
     a = ap.parse_args()
+    kunit_dir = a.kunit_dir
+    if not kunit_dir:
+        cache = os.environ.get("RCPUIDLE_CACHE", os.path.expanduser("~/.cache/rcpuidle"))
+        kunit_dir = os.path.join(os.path.realpath(os.path.join(cache, "src", "pristine")),
+                                 "tools", "testing", "kunit")
+    if not os.path.isfile(os.path.join(kunit_dir, "kunit_parser.py")):
+        print("%s: ERROR: no kunit_parser.py in %s" % (a.arch, kunit_dir))
+        print("%s: 0 passed, 1 failed, 0 skipped" % a.arch)
+        return 1
+    parser = Parser(*load_parser(kunit_dir))
+    kunit_expected, ksft_expected = read_tests(a.tests)
+    v = Verdict(a.arch)
     try:
         with open(a.log, errors="replace") as f:
-            lines = [l.rstrip("\r\n") for l in f]
+            lines = [l.rstrip("\r\n").rstrip("\r") for l in f]
     except OSError as e:
         print("%s: ERROR: no console log: %s" % (a.arch, e))
         print("%s: 0 passed, 1 failed, 0 skipped" % a.arch)
         return 1
 
-    bad = []
-    kunit = parse_kunit(lines)
-    ksft = parse_kselftests(lines)
-    npass = nfail = nskip = 0
-    for kind, res in (("kunit", kunit), ("kselftest", ksft)):
-        for name, (p, fl, s, verdict) in sorted(res.items()):
-            if verdict is None:
-                verdict = "fail(no verdict)"
-            ok = verdict in ("pass", "skip")
-            print("%-8s %-10s %-40s %-6s %3d passed, %d failed, %d skipped"
-                  % (a.arch, kind, name, "ok" if ok else "FAIL", p, fl, s))
-            npass += p
-            nfail += fl
-            nskip += s
-            if not ok:
-                bad.append("%s %s: %s" % (kind, name, verdict))
-                if fl == 0:
-                    nfail += 1
-    for e in a.expect:
-        if e not in kunit and e not in ksft:
-            bad.append("expected suite %s did not report" % e)
-            nfail += 1
-    # Run-level errors each count as one failed test, so that the summary
-    # line never reads "0 failed" for a red run.
+    judge_kunit(v, parser, lines, kunit_expected)
+    judge_kselftests(v, parser, lines, ksft_expected)
     for i, line in enumerate(lines):
         if SPLAT_RE.search(line):
-            bad.append("console splat at line %d: %s" % (i + 1, line.strip()))
-            nfail += 1
+            v.error("console splat at line %d: %s" % (i + 1, line.strip()))
             break
-    if a.qemu_rc == 124 or a.qemu_rc == 137:
-        bad.append("guest timed out (killed)")
-        nfail += 1
+    for i, line in enumerate(lines):
+        if DROPPED_RE.search(line) and not DROPPED_OK_RE.match(line):
+            v.error("console messages lost at line %d: %s" % (i + 1, line.strip()))
+            break
+    if a.qemu_rc in (124, 137):
+        v.error("guest timed out (killed)")
     if not any(l.strip() == "rcpuidle: done" for l in lines):
-        bad.append("guest did not finish (no 'rcpuidle: done' on the console)")
-        nfail += 1
-    for b in bad:
+        v.error("guest did not finish (no 'rcpuidle: done' on the console)")
+    for r in v.rows:
+        print(r)
+    for b in v.bad:
         print("%s: ERROR: %s" % (a.arch, b))
-    print("%s: %d passed, %d failed, %d skipped" % (a.arch, npass, nfail, nskip))
-    return 1 if bad or nfail else 0
+    print("%s: %d passed, %d failed, %d skipped" % (a.arch, v.npass, v.nfail, v.nskip))
+    return 1 if v.bad or v.nfail else 0
 
 
 if __name__ == "__main__":

@@ -1,14 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkinitramfs.sh ARCH OUT [TESTS...]: busybox initramfs for ARCH holding
-# /init, the project's modules from the build, the installed kselftests and
-# the list of kselftests /init runs in check mode (name[:arg...]).
+# mkinitramfs.sh ARCH OUT: busybox initramfs for ARCH holding /init, the
+# project's modules from the build (each "module NAME.ko" line of
+# configs/ARCH.tests), the kselftests as the kernel installs them
+# (make -C tools/testing/selftests TARGETS=cpuidle install) in /kselftest,
+# and the list of kselftests /init runs in check mode.  A missing module
+# or file fails the build of the initramfs.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 arch=$1 out=$2
-shift 2
 arch_setup "$arch"
+tests=$TOP/configs/$arch.tests
 
 case "$arch" in
 x86_64)  bb=/bin/busybox ;;
@@ -18,8 +21,8 @@ esac
 [ -x "$bb" ] || die "no busybox for $arch at $bb (run 'make setup')"
 
 root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
-mkdir -p "$root"/{bin,usr/bin,lib/modules,etc/rcpuidle,usr/share/rcpuidle,selftests/cpuidle}
+trap 'rm -rf "$root" "$root.log"' EXIT
+mkdir -p "$root"/{bin,usr/bin,lib/modules,etc/rcpuidle,usr/share/rcpuidle}
 cp "$bb" "$root/bin/busybox"
 install -m 755 "$TOP/scripts/guest-init.sh" "$root/init"
 install -m 755 "$TOP/scripts/show.sh" "$root/usr/share/rcpuidle/show.sh"
@@ -29,11 +32,45 @@ if [ "$arch" = x86_64 ]; then
 	gcc -O2 -Wall -Werror -static -o "$root/usr/bin/idlebench" "$TOP/tools/idlebench/idlebench.c" ||
 		die "cannot build tools/idlebench"
 fi
-find "$BUILD" -name '*.ko' -exec cp {} "$root/lib/modules/" \; 2>/dev/null || true
-if [ -d "$TOP/selftests/cpuidle" ]; then
-	cp -r "$TOP"/selftests/cpuidle/. "$root/selftests/cpuidle/"
+
+# the fail-nth helper of fail_nth.sh (freestanding: the guest has no libc)
+"$TOP/tools/failnth/build.sh" "$arch" "$root/usr/bin/failnth" ||
+	die "cannot build tools/failnth for $arch"
+
+# the modules the arch's tests need, each found exactly once in the build
+for m in $(awk '$1 == "module" { print $2 }' "$tests"); do
+	found=$(find "$BUILD" -name "$m" -not -path '*/.tmp*')
+	[ "$(echo "$found" | grep -c .)" = 1 ] ||
+		die "module $m: expected once in $BUILD, found: ${found:-nothing}"
+	cp "$found" "$root/lib/modules/"
+done
+
+# the kselftests, installed by the kernel's selftests Makefile from the
+# grafted tree (tools/testing/selftests/cpuidle)
+"$TOP/scripts/graft.sh" >/dev/null
+if ! make -s -C "$TREE/tools/testing/selftests" TARGETS=cpuidle \
+	INSTALL_PATH="$root/kselftest" install >"$root.log" 2>&1; then
+	cat "$root.log"
+	die "kselftest install failed"
 fi
-cp "$TREE/tools/testing/selftests/kselftest/ktap_helpers.sh" "$root/selftests/cpuidle/"
-printf '%s\n' "$@" >"$root/etc/rcpuidle/tests"
+[ -x "$root/kselftest/run_kselftest.sh" ] && [ -s "$root/kselftest/kselftest-list.txt" ] ||
+	die "the kselftest install left no run_kselftest.sh or test list"
+
+# run_kselftest.sh calls coreutils' "timeout --foreground"; busybox's
+# timeout has no such option
+printf '%s\n' '#!/bin/sh' '[ "$1" = --foreground ] && shift' \
+	'exec /bin/busybox timeout "$@"' >"$root/usr/bin/timeout"
+chmod 755 "$root/usr/bin/timeout"
+
+# the tests /init runs (each must be in the install), and the runner's
+# per-test arguments ("env KSELFTEST_<NAME>_ARGS=..." lines)
+awk '$1 == "kselftest" { print "cpuidle:" $2 }' "$tests" >"$root/etc/rcpuidle/tests"
+while read -r t; do
+	grep -qxF "$t" "$root/kselftest/kselftest-list.txt" ||
+		die "$tests names $t, which the kselftest install does not have"
+done <"$root/etc/rcpuidle/tests"
+awk '$1 == "env" { sub(/^env[ \t]+/, ""); print "export " $0 }' "$tests" \
+	>"$root/etc/rcpuidle/test-env"
+
 (cd "$root" && find . | cpio -o -H newc --quiet) >"$out.tmp"
 mv "$out.tmp" "$out"

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! cpuidle_vstates: emulated idle states, so that governors can be tested
-//! on the idle-state tables of real platforms in any x86 guest.
+//! on the idle-state tables of real platforms in any x86 or 32-bit ARM
+//! guest.
 //!
 //! Registers the table named by the `table` parameter (see
 //! `cpuidle_tables.rs`, shared with the real drivers).  A polling state 0
-//! is the core's polling loop; every other state halts and, after the
-//! wakeup, spins for the state's exit latency before the interrupt is
-//! served.  `TIMER_STOP` and `RCU_IDLE` are not passed on: the local timer
-//! keeps running in a halt, and the entry routine leaves RCU to the core.
+//! is the core's polling loop; every other state waits for an interrupt in
+//! the architecture's idle instruction (HLT on x86, WFI on ARM) and, after
+//! the wakeup, spins for the state's exit latency with IRQs off.
+//! `TIMER_STOP` and `RCU_IDLE` are not passed on: the local timer keeps
+//! running in HLT and WFI, and the entry routine leaves RCU to the core.
 //! Loads and unloads at any time; load it again with another table.
 //!
 //! `/sys/kernel/debug/cpuidle_vstates/energy` gives the emulated energy per
@@ -68,6 +70,22 @@ impl Hotplug for VStatesHotplug {
     }
 }
 
+/// `n / d`, also on 32-bit kernels: a Rust `u64` division there calls
+/// the compiler's 64-bit division helper, which 32-bit ARM kernels only
+/// have as a panicking stub (`__aeabi_uldivmod`).
+fn div_u64(n: u64, d: u32) -> u64 {
+    #[cfg(CONFIG_64BIT)]
+    {
+        n / u64::from(d)
+    }
+    #[cfg(not(CONFIG_64BIT))]
+    // SAFETY: `div64_u64()` only computes; `d` is a non-zero constant at
+    // every call.
+    unsafe {
+        kernel::bindings::div64_u64(n, u64::from(d))
+    }
+}
+
 /// The registered driver and its table, shown through debugfs.
 struct Emulated {
     reg: Registration,
@@ -90,7 +108,7 @@ impl Emulated {
                     continue;
                 };
                 any = true;
-                let us = st.time_ns / 1000;
+                let us = div_u64(st.time_ns, 1000);
                 // mW x us = nJ; each entry pays the exit latency at
                 // active power.
                 nj =
@@ -103,7 +121,7 @@ impl Emulated {
             if !any {
                 continue;
             }
-            write!(f, "cpu{cpu} energy_uj={}", nj / 1000)?;
+            write!(f, "cpu{cpu} energy_uj={}", div_u64(nj, 1000))?;
             for (i, spec) in t.states.iter().enumerate() {
                 write!(
                     f,

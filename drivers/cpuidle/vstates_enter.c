@@ -6,10 +6,15 @@
  */
 
 #include <linux/cpuidle.h>
+#include <linux/instrumentation.h>
 #include <linux/irqflags.h>
 #include <linux/moduleparam.h>
+#include <linux/processor.h>
+#include <linux/timekeeping.h>
 
-#include <asm/tsc.h>
+#ifdef CONFIG_ARM
+#include <asm/proc-fns.h>
+#endif
 
 #include "vstates.h"
 
@@ -24,21 +29,48 @@ const char *vstates_table_name(void)
 }
 
 /*
- * Halt until an interrupt, then spin for the state's exit latency with
- * IRQs still off, so that the interrupt is served that much later, as it
- * would be when leaving a real state that deep.  The spin counts TSC
- * cycles: rdtsc() is inlined, so nothing here is instrumented.
+ * Wait for an interrupt in the architecture's own idle instruction, then
+ * spin with IRQs off until the state's exit latency has passed since the
+ * wake-up, so that the CPU gets back to work that much later, as it would
+ * when leaving a real state that deep.  Entered and left with IRQs off.
+ *
+ * x86: raw_safe_halt() is "sti; hlt": the wake-up interrupt is served in
+ * the halt; IRQs are then turned off again for the spin.
+ * ARM: cpu_do_idle() is the CPU's WFI (proc-v7.S: "dsb; wfi", with the
+ * work-arounds some cores need), the routine of every ARM driver's WFI
+ * state.  It runs with IRQs masked: WFI wakes on a pending interrupt even
+ * so, and the interrupt is served once the core enables IRQs after this
+ * routine has returned, that is after the spin.
+ *
+ * The clock: the core's local_clock_noinstr() is not exported to modules
+ * (out of line on x86, sched_clock_noinstr() on ARM, neither exported).
+ * ktime_get_raw_fast_ns() is, on both, and is NMI-safe: notrace, no lock,
+ * no RCU, just a latch-seqcount read of the clocksource, so it is fine
+ * with RCU not watching; instrumentation_begin()/end() tell objtool that
+ * the call out of .cpuidle.text is meant.  Raw rather than mono: NTP does
+ * not change its slope, so successive reads never go back.  It only stops
+ * while timekeeping is suspended, which no CPU spends in here: from idle
+ * only tick_freeze() suspends it, on the s2idle path, and that path calls
+ * ->enter_s2idle(), which these states do not have.
  */
 int __cpuidle vstates_enter(struct cpuidle_device *dev,
 			    struct cpuidle_driver *drv, int index)
 {
-	u64 cycles = (u64)drv->states[index].exit_latency_ns * tsc_khz / 1000000;
+	u64 exit_ns = drv->states[index].exit_latency_ns;
 	u64 start;
 
+#if defined(CONFIG_X86)
 	raw_safe_halt();
 	raw_local_irq_disable();
-	start = rdtsc();
-	while (rdtsc() - start < cycles)
+#elif defined(CONFIG_ARM)
+	cpu_do_idle();
+#else
+#error "cpuidle_vstates: no idle instruction for this architecture"
+#endif
+	instrumentation_begin();
+	start = ktime_get_raw_fast_ns();
+	while (ktime_get_raw_fast_ns() - start < exit_ns)
 		cpu_relax();
+	instrumentation_end();
 	return index;
 }

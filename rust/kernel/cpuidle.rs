@@ -523,6 +523,11 @@ impl Drop for PauseGuard {
 }
 
 /// CPU hotplug callbacks of a cpuidle driver (see [`HotplugRegistration`]).
+///
+/// An error does not fail the CPU's online or offline: it is logged and the
+/// hotplug core is told 0, as the C drivers do (`cpuidle-pseries.c`,
+/// `cpuidle-psci.c`); an error from a "dead" callback would make the core
+/// WARN and leave the CPU half torn down.
 pub trait Hotplug: 'static {
     /// `cpu` came online (runs on `cpu`, may sleep).
     fn online(cpu: u32) -> Result;
@@ -599,20 +604,20 @@ impl<T: Hotplug> HotplugRegistration<T> {
     ///
     /// Only called by the CPU hotplug core, with a CPU number.
     unsafe extern "C" fn online_callback(cpu: c_uint) -> c_int {
-        match T::online(cpu) {
-            Ok(()) => 0,
-            Err(e) => e.to_errno(),
+        if let Err(e) = T::online(cpu) {
+            pr_err!("cpuidle: CPU{cpu}: cannot enable its device: {e:?}\n");
         }
+        0
     }
 
     /// # Safety
     ///
     /// Only called by the CPU hotplug core, with a CPU number.
     unsafe extern "C" fn dead_callback(cpu: c_uint) -> c_int {
-        match T::dead(cpu) {
-            Ok(()) => 0,
-            Err(e) => e.to_errno(),
+        if let Err(e) = T::dead(cpu) {
+            pr_err!("cpuidle: CPU{cpu}: cannot disable its device: {e:?}\n");
         }
+        0
     }
 }
 

@@ -6,7 +6,7 @@
 # closing the file lifts the limit.  Bad writes are refused.
 
 DIR=$(dirname "$0")
-. "$DIR/ktap_helpers.sh"
+. "$DIR/../kselftest/ktap_helpers.sh"
 
 SYS=/sys/devices/system/cpu
 DEV=/dev/cpu_dma_latency

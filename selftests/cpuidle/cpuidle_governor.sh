@@ -7,7 +7,7 @@
 # $1 naming a governor, that governor must be available.
 
 DIR=$(dirname "$0")
-. "$DIR/ktap_helpers.sh"
+. "$DIR/../kselftest/ktap_helpers.sh"
 
 CPUIDLE=/sys/devices/system/cpu/cpuidle
 want=${1:-${RCPUIDLE_ARGS:-}}

@@ -11,7 +11,7 @@
 #   change nothing.
 
 DIR=$(dirname "$0")
-. "$DIR/ktap_helpers.sh"
+. "$DIR/../kselftest/ktap_helpers.sh"
 
 SYS=/sys/devices/system/cpu
 ktap_print_header

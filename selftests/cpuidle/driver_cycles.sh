@@ -6,7 +6,7 @@
 # goes on, each unload leaves no driver; an unknown table is refused.
 
 DIR=$(dirname "$0")
-. "$DIR/ktap_helpers.sh"
+. "$DIR/../kselftest/ktap_helpers.sh"
 
 MOD=${RCPUIDLE_MODDIR:-/lib/modules}/cpuidle-vstates.ko
 SYS=/sys/devices/system/cpu

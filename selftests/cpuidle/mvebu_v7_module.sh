@@ -9,7 +9,7 @@
 # every load and its result is checked through debugfs.
 
 DIR=$(dirname "$0")
-. "$DIR/ktap_helpers.sh"
+. "$DIR/../kselftest/ktap_helpers.sh"
 
 MOD=${RCPUIDLE_MODDIR:-/lib/modules}/cpuidle-mvebu-v7-rs.ko
 NAME=cpuidle_mvebu_v7_rs
@@ -38,12 +38,26 @@ if [ -n "$pdev" ] && [ "$before" != none ]; then
 fi
 ktap_set_plan 4
 
+# the KUnit suite idles through the driver under the current governor:
+# alternate rteo and menu across the loads
+govs=
+for g in rteo menu; do
+	grep -qw "$g" $SYS/cpuidle/available_governors && govs="$govs $g"
+done
+orig_gov=$(cat $SYS/cpuidle/current_governor)
 bad=
 kbad=
 ksaw=
+kgov=
 i=0
 while [ $i -lt 20 ]; do
 	i=$((i + 1))
+	set -- $govs
+	if [ $# -gt 0 ]; then
+		[ $((i % 2)) = 1 ] || shift $(($# - 1))
+		echo "$1" >$SYS/cpuidle/current_governor || bad="$bad governor:$1:$i"
+		g=$1
+	fi
 	if ! insmod "$MOD"; then
 		bad="$bad load:$i"
 		continue
@@ -60,11 +74,16 @@ while [ $i -lt 20 ]; do
 	[ "$(cat $SYS/cpuidle/current_driver)" = "$want" ] || bad="$bad driver:$i"
 	if [ -f "$KUNIT" ]; then
 		ksaw=1
-		tail -n 1 "$KUNIT" | grep -q '^ok ' || kbad="$kbad $i"
+		if tail -n 1 "$KUNIT" | grep -q '^ok '; then
+			echo " $kgov " | grep -q " $g " || kgov="$kgov $g"
+		else
+			kbad="$kbad $i($g)"
+		fi
 	fi
 	rmmod $NAME || bad="$bad unload:$i"
 	[ "$(cat $SYS/cpuidle/current_driver)" = "$before" ] || bad="$bad left:$i"
 done
+echo "$orig_gov" >$SYS/cpuidle/current_governor
 if [ -z "$bad" ]; then
 	ktap_test_pass "20 load/unload cycles (device: ${pdev:-none}, driver: $want)"
 else
@@ -82,9 +101,9 @@ else
 fi
 if [ -z "$ksaw" ]; then
 	ktap_test_skip "module built without its KUnit suite"
-elif [ -z "$kbad" ]; then
-	ktap_test_pass "KUnit suite cpuidle_mvebu_v7 passed at every load"
+elif [ -z "$kbad" ] && [ "$(echo $kgov)" = "$(echo $govs)" ]; then
+	ktap_test_pass "KUnit suite cpuidle_mvebu_v7 passed at every load, under:$kgov"
 else
-	ktap_test_fail "KUnit suite cpuidle_mvebu_v7 failed at loads:$kbad"
+	ktap_test_fail "KUnit suite cpuidle_mvebu_v7 failed at loads:$kbad (passed under:$kgov of$govs)"
 fi
 ktap_finished

@@ -13,7 +13,7 @@
 # RCPUIDLE_MODDIR to where the module is (default /lib/modules).
 
 DIR=$(dirname "$0")
-. "$DIR/ktap_helpers.sh"
+. "$DIR/../kselftest/ktap_helpers.sh"
 
 MODDIR=${RCPUIDLE_MODDIR:-/lib/modules}
 MOD=$MODDIR/rust_pm_qos_cpu.ko

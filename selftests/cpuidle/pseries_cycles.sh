@@ -11,7 +11,7 @@
 # behind.  The payload tests need CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD.
 
 DIR=$(dirname "$0")
-. "$DIR/ktap_helpers.sh"
+. "$DIR/../kselftest/ktap_helpers.sh"
 
 MOD=${RCPUIDLE_MODDIR:-/lib/modules}/cpuidle-pseries-rs.ko
 NAME=cpuidle_pseries_rs

@@ -20,7 +20,7 @@
 # xcede and plain need CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD.
 
 DIR=$(dirname "$0")
-. "$DIR/ktap_helpers.sh"
+. "$DIR/../kselftest/ktap_helpers.sh"
 . "$DIR/suite_lib.sh"
 
 set -- ${RCPUIDLE_ARGS:-} "$@"
@@ -59,10 +59,14 @@ if ! insmod "$MOD" $args; then
 		ktap_skip_all "$args refused: needs CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD"
 		exit "$KSFT_SKIP"
 	fi
-	echo "not ok 1 load $NAME $mode"
-	echo "1..1"
-	exit "$KSFT_FAIL"
+	ktap_set_plan 1
+	ktap_test_fail "load $NAME $mode"
+	ktap_finished
 fi
+govs=$(suite_govs $govs)
+# load, table, flags, governor ABI, the suite, recorder, parameters,
+# XCEDE entries under rteo and teo, unload
+ktap_set_plan $((4 + $(suite_count $govs) + 2 + $([ "$mode" = xcede ] && echo 2 || echo 0) + 1))
 ktap_test_pass "load $NAME $mode (driver $(cat $SYS/cpuidle/current_driver))"
 
 # the table, on every CPU
@@ -149,5 +153,4 @@ if rmmod $NAME && [ "$(cat $SYS/cpuidle/current_driver)" = none ]; then
 else
 	ktap_test_fail "unload $NAME (driver $(cat $SYS/cpuidle/current_driver))"
 fi
-ktap_set_plan $((KTAP_TESTNO - 1))
 ktap_finished

@@ -7,7 +7,7 @@
 # the CPUs go on idling; rteo.parity refuses what is not a boolean.
 
 DIR=$(dirname "$0")
-. "$DIR/ktap_helpers.sh"
+. "$DIR/../kselftest/ktap_helpers.sh"
 
 SYS=/sys/devices/system/cpu/cpuidle
 P=/sys/module/rteo/parameters

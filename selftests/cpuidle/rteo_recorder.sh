@@ -6,7 +6,7 @@
 # under rteo, and the ring emptied when recording starts again.
 
 DIR=$(dirname "$0")
-. "$DIR/ktap_helpers.sh"
+. "$DIR/../kselftest/ktap_helpers.sh"
 
 SYS=/sys/devices/system/cpu/cpuidle
 R=/sys/module/rteo/parameters/record

@@ -8,7 +8,7 @@
 # unload the driver.
 
 DIR=$(dirname "$0")
-. "$DIR/ktap_helpers.sh"
+. "$DIR/../kselftest/ktap_helpers.sh"
 . "$DIR/suite_lib.sh"
 
 set -- ${RCPUIDLE_ARGS:-} "$@"
@@ -23,10 +23,16 @@ if [ ! -f "$MOD" ]; then
 	ktap_skip_all "$MOD not found"
 	exit "$KSFT_SKIP"
 fi
+if [ "$(cat $SYS/current_driver)" != none ]; then
+	ktap_skip_all "another cpuidle driver is registered: $(cat $SYS/current_driver)"
+	exit "$KSFT_SKIP"
+fi
+govs=$(suite_govs $govs)
+# load, the suite, recorder, parameters, energy, unload
+ktap_set_plan $((1 + $(suite_count $govs) + 2 + 1 + 1))
 if ! insmod "$MOD" table="$table"; then
-	echo "not ok 1 load cpuidle_vstates table=$table"
-	echo "1..1"
-	exit "$KSFT_FAIL"
+	ktap_test_fail "load cpuidle_vstates table=$table"
+	ktap_exit_fail_msg "cannot load the driver"
 fi
 ktap_test_pass "load cpuidle_vstates table=$table (driver $(cat $SYS/current_driver))"
 run_suite "$table" $govs
@@ -58,5 +64,4 @@ if rmmod cpuidle_vstates; then
 else
 	ktap_test_fail "unload cpuidle_vstates"
 fi
-ktap_set_plan $((KTAP_TESTNO - 1))
 ktap_finished

@@ -90,18 +90,14 @@ bool rteo_record_on;
 static DEFINE_MUTEX(rteo_rec_lock);
 
 /*
- * rteo.record=1 empties the rings and starts recording; 0 stops it.  Read
- * /sys/kernel/debug/rteo/trace after stopping.
+ * Switch recording on (emptying the rings, allocated the first time) or
+ * off.  Once it returns with recording off, no CPU is still writing.
  */
-static int rteo_record_set(const char *val, const struct kernel_param *kp)
+static int rteo_record_switch(bool on)
 {
 	struct rteo_ring *rings;
-	bool on;
-	int ret, cpu;
+	int cpu;
 
-	ret = kstrtobool(val, &on);
-	if (ret)
-		return ret;
 	mutex_lock(&rteo_rec_lock);
 	if (on && !rteo_rings) {
 		rings = kvcalloc(nr_cpu_ids, sizeof(*rings), GFP_KERNEL);
@@ -125,6 +121,30 @@ static int rteo_record_set(const char *val, const struct kernel_param *kp)
 		synchronize_rcu();
 	mutex_unlock(&rteo_rec_lock);
 	return 0;
+}
+
+/* rteo.record=1 on the kernel command line, taken before slab is up */
+static bool rteo_record_at_boot;
+
+/*
+ * rteo.record=1 empties the rings and starts recording; 0 stops it.  Read
+ * /sys/kernel/debug/rteo/trace after stopping.  On the kernel command line
+ * the setter runs before the allocator is up: the request is kept and
+ * carried out by rteo_init().
+ */
+static int rteo_record_set(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int ret;
+
+	ret = kstrtobool(val, &on);
+	if (ret)
+		return ret;
+	if (!slab_is_available()) {
+		rteo_record_at_boot = on;
+		return 0;
+	}
+	return rteo_record_switch(on);
 }
 
 static const struct kernel_param_ops rteo_record_ops = {
@@ -184,9 +204,12 @@ static int __init rteo_init(void)
 {
 	int ret = rteo_register();
 
-	if (!ret)
-		debugfs_create_file("trace", 0400, debugfs_create_dir("rteo", NULL), NULL,
-				    &rteo_trace_fops);
-	return ret;
+	if (ret)
+		return ret;
+	debugfs_create_file("trace", 0400, debugfs_create_dir("rteo", NULL), NULL,
+			    &rteo_trace_fops);
+	if (rteo_record_at_boot && rteo_record_switch(true))
+		pr_err("rteo: cannot allocate the recorder's rings: not recording\n");
+	return 0;
 }
 postcore_initcall(rteo_init);

@@ -1,0 +1,5 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# vstates_suite.sh against cpuidle_vstates emulating the pseries-xcede table.
+exec sh "$(dirname "$0")/vstates_suite.sh" pseries-xcede
