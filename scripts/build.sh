@@ -16,7 +16,7 @@ targets=("$@")
 [ "$arch" = x86_64 ] && KMAKE_EXTRA="CLIPPY=1 ${KMAKE_EXTRA:-}"
 echo "build: $arch: ${targets[*]} (in $BUILD)"
 log=$BUILD/.rcpuidle-build.log
-if ! "${KMAKE[@]}" -j"${JOBS:-3}" "${targets[@]}" ${KMAKE_EXTRA:-} >"$log" 2>&1; then
+if ! nice -n "${RCPUIDLE_BUILD_NICE:-0}" "${KMAKE[@]}" -j"${JOBS:-3}" "${targets[@]}" ${KMAKE_EXTRA:-} >"$log" 2>&1; then
 	grep -E 'error|Error|warning:' "$log" | head -n 40
 	tail -n 20 "$log"
 	die "kernel build for $arch failed (full log: $log)"

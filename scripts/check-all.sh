@@ -2,6 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # check-all.sh ARCH...: host tests, the patch-series check, then every
 # arch; prints a total "N passed, N failed, N skipped" and fails if any part did.
+#
+# x86_64 (the longest guest run) goes in the background while the other
+# arches build and boot one after the other; their kernel builds run at
+# the lowest CPU priority, so that the guests keep the CPUs they need.
+# Each arch's output is printed whole, in the order given, when it ends.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 fail=0 p=0 f=0 s=0
@@ -13,21 +18,44 @@ tally() { # add the counts of a "..: N passed, N failed, N skipped" line
 	f=$((f + $(echo "$l" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
 	s=$((s + $(echo "$l" | sed -E 's/.* ([0-9]+) skipped.*/\1/')))
 }
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+dir=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
 
 echo "== host tests =="
-"$TOP/scripts/host-tests.sh" 2>&1 | tee "$out"
+"$TOP/scripts/host-tests.sh" 2>&1 | tee "$dir/host"
 [ "${PIPESTATUS[0]}" = 0 ] || fail=1
-tally "$out"
+tally "$dir/host"
+
+one() { # ARCH: the arch's checks, output in $dir/ARCH, status in $dir/ARCH.rc
+	local rc=0
+	if [ "$1" = x86_64 ]; then
+		"$TOP/scripts/patches.sh" verify || rc=1
+	fi
+	"$TOP/scripts/check.sh" "$1" || rc=1
+	echo $rc >"$dir/$1.rc"
+}
+# graft once here: the per-arch builds below then find nothing to change
+# in the shared tree, so that running two of them at once is safe
+"$TOP/scripts/graft.sh" || fail=1
+bg=
+for arch in "$@"; do
+	if [ "$arch" = x86_64 ] && [ $# -gt 1 ]; then
+		one x86_64 >"$dir/x86_64" 2>&1 &
+		bg=$!
+		echo "check: x86_64 running in the background"
+	else
+		RCPUIDLE_BUILD_NICE=${bg:+19} one "$arch" >"$dir/$arch" 2>&1
+	fi
+done
+[ -z "$bg" ] || wait "$bg"
 for arch in "$@"; do
 	echo "== $arch =="
-	if [ "$arch" = x86_64 ]; then
-		"$TOP/scripts/patches.sh" verify || fail=1
+	cat "$dir/$arch"
+	if [ "$(cat "$dir/$arch.rc" 2>/dev/null)" != 0 ]; then
+		fail=1
+		grep -q ' failed, ' "$dir/$arch" || f=$((f + 1))
 	fi
-	"$TOP/scripts/check.sh" "$arch" 2>&1 | tee "$out"
-	[ "${PIPESTATUS[0]}" = 0 ] || { fail=1; grep -q ' failed, ' "$out" || f=$((f + 1)); }
-	tally "$out"
+	tally "$dir/$arch"
 done
 echo "== total =="
 echo "$p passed, $f failed, $s skipped"
