@@ -56,11 +56,8 @@ fi
 [ -x "$root/kselftest/run_kselftest.sh" ] && [ -s "$root/kselftest/kselftest-list.txt" ] ||
 	die "the kselftest install left no run_kselftest.sh or test list"
 
-# run_kselftest.sh calls coreutils' "timeout --foreground"; busybox's
-# timeout has no such option
-printf '%s\n' '#!/bin/sh' '[ "$1" = --foreground ] && shift' \
-	'exec /bin/busybox timeout "$@"' >"$root/usr/bin/timeout"
-chmod 755 "$root/usr/bin/timeout"
+# run_kselftest.sh calls coreutils' "timeout --foreground"
+install -m 755 "$TOP/scripts/guest/timeout" "$root/usr/bin/timeout"
 
 # the tests /init runs (each must be in the install), and the runner's
 # per-test arguments ("env KSELFTEST_<NAME>_ARGS=..." lines)

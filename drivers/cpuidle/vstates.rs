@@ -35,6 +35,15 @@ pub mod cpuidle_tables;
 
 use cpuidle_tables::{Table, FLAG_POLLING, FLAG_RCU_IDLE, FLAG_TIMER_STOP, TABLES};
 
+// The tables restate the kernel's flag bits (they are also built on the
+// host, without bindings): tie them to the bindings here.
+const _: () = {
+    assert!(FLAG_POLLING == Flags::POLLING.bits());
+    assert!(FLAG_TIMER_STOP == Flags::TIMER_STOP.bits());
+    assert!(FLAG_RCU_IDLE == Flags::RCU_IDLE.bits());
+    assert!(cpuidle_tables::FLAG_MVEBU_DEEP_IDLE == Flags::driver(0).bits());
+};
+
 module! {
     type: VStates,
     name: "cpuidle_vstates",

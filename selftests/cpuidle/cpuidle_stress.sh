@@ -414,10 +414,15 @@ else
 		[ "$v" = 0 ] || left="$left ${f#"$SYS"/}=$v"
 	done
 	idle_check
-	what="governor switches with concurrent writers ($dn state disable writes, $ln resume latency writes)"
+	# A governor switch disables and re-enables every cpuidle device
+	# (cpuidle_switch_governor()), which removes and re-adds its stateN
+	# directories: a disable write that races with it finds its file gone.
+	# Those failures are counted, not failed; at least one write of each
+	# kind must have been taken, and the restore below must read back.
+	what="governor switches with concurrent writers ($dn state disable writes, $dbad of them racing a switch, $ln resume latency writes)"
 	if [ -n "$late" ] && [ $i -lt "$WSWITCHES" ]; then
 		ktap_test_fail "$what: deadline of $secs s reached after $i of $WSWITCHES switches"
-	elif [ $bad -ne 0 ] || [ "$dbad" -ne 0 ] || [ "$lbad" -ne 0 ]; then
+	elif [ $bad -ne 0 ] || [ "$lbad" -ne 0 ] || { [ -n "$dis" ] && [ "$dbad" -ge "$dn" ]; }; then
 		ktap_test_fail "$what: failed writes: $bad governor (${first:--}), $dbad disable ($dfirst), $lbad latency ($lfirst)"
 	elif [ -n "$left" ]; then
 		ktap_test_fail "$what: not restored to 0:$left"

@@ -103,6 +103,16 @@ done
 	echo "# cannot set fail_page_alloc/min-order"
 [ -n "$gfp" ] ||
 	echo "# cannot set ignore-gfp-wait=N (no CONFIG_FAULT_INJECTION_DEBUG_FS or FAILSLAB): only atomic allocations can fail"
+# A module's KUnit suites run at each load, in the task that loads it:
+# under the injected faults they would fail.  KUnit's own filter keeps
+# them from running while this test loads modules ("*.*", the default,
+# afterwards).
+KGLOB=/sys/module/kunit/parameters/filter_glob
+if [ -w "$KGLOB" ]; then
+	echo "fail_nth.no_suite" >"$KGLOB" || echo "# cannot set $KGLOB"
+else
+	KGLOB=
+fi
 orig=
 [ -r "$CUR" ] && read -r orig <"$CUR"
 OURS=
@@ -112,6 +122,7 @@ cleanup() {
 		echo "${_s#*=}" 2>/dev/null >"${_s%=*}"
 	done
 	[ -n "$orig" ] && echo "$orig" 2>/dev/null >"$CUR"
+	[ -n "$KGLOB" ] && echo "*.*" 2>/dev/null >"$KGLOB"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM

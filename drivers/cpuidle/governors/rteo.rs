@@ -30,6 +30,10 @@ pub mod rteo_core;
 
 use rteo_core::{rule, Decision, Env, Mode, SleepLength, State, Teo, STATE_MAX};
 
+// The core restates CPUIDLE_STATE_MAX for its host build: tie it to the
+// bindings here.
+const _: () = assert!(STATE_MAX == kernel::cpuidle::STATE_MAX);
+
 const NR_CPUS: usize = bindings::NR_CPUS as usize;
 
 /// Prefix of this object's log messages (what `module!` defines for modules).
