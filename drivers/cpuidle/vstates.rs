@@ -95,6 +95,26 @@ fn div_u64(n: u64, d: u32) -> u64 {
     }
 }
 
+/// A `u64` shown in decimal through 32-bit divisions only: 32-bit ARM has
+/// no 64-bit division helper, and `core`'s own `u64` formatting needs one.
+struct Dec(u64);
+
+impl core::fmt::Display for Dec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const G: u32 = 1_000_000_000;
+        let q = div_u64(self.0, G);
+        let low = (self.0 - q * u64::from(G)) as u32;
+        let top = div_u64(q, G);
+        let mid = (q - top * u64::from(G)) as u32;
+        match (top, mid) {
+            (0, 0) => write!(f, "{low}"),
+            (0, _) => write!(f, "{mid}{low:09}"),
+            // `top` <= u64::MAX / 10^18 < 19
+            _ => write!(f, "{}{mid:09}{low:09}", top as u32),
+        }
+    }
+}
+
 /// The registered driver and its table, shown through debugfs.
 struct Emulated {
     reg: Registration,
@@ -130,14 +150,14 @@ impl Emulated {
             if !any {
                 continue;
             }
-            write!(f, "cpu{cpu} energy_uj={}", div_u64(nj, 1000))?;
+            write!(f, "cpu{cpu} energy_uj={}", Dec(div_u64(nj, 1000)))?;
             for (i, spec) in t.states.iter().enumerate() {
                 write!(
                     f,
                     " {}:{}/{}us",
                     spec.name.to_str().unwrap_or("?"),
-                    line[i].0,
-                    line[i].1
+                    Dec(line[i].0),
+                    Dec(line[i].1)
                 )?;
             }
             writeln!(f)?;

@@ -16,7 +16,7 @@
 # Every loop also stops at a deadline (seconds of uptime) and then fails
 # with the count it reached.  Knobs: CPUIDLE_STRESS_SWITCHES (1000; case 3
 # does a fifth of it), CPUIDLE_STRESS_CYCLES (50), CPUIDLE_STRESS_SECONDS
-# (time limit of each case; default 300, 150 and 150 s: a switch takes
+# (time limit of each case; default 600, 300 and 300 s: a switch takes
 # about 130 ms and a CPU1 cycle 0.7 s on the KASAN kernel under TCG).
 # Where no driver is registered, CPUIDLE_STRESS_DRIVER="MODULE.ko [PARAM...]"
 # names one to load for the run (and unload after it, a fourth result).
@@ -243,7 +243,7 @@ limit() { # DEFAULT
 if [ "$ngov" -lt 2 ]; then
 	ktap_test_skip "governor switches under load: fewer than two of rteo teo menu ladder available ($avail)"
 else
-	secs=$(limit 300)
+	secs=$(limit 600)
 	start_load
 	now
 	deadline=$((NOW + secs))
@@ -288,7 +288,7 @@ ON=$SYS/cpu1/online
 if [ ! -e "$ON" ] || [ ! -w "$ON" ]; then
 	ktap_test_skip "cpu1 offline/online cycles: $ON absent or not writable"
 else
-	secs=$(limit 150)
+	secs=$(limit 300)
 	start_load
 	if [ "$ngov" -ge 2 ]; then
 		gov_job &
@@ -361,7 +361,7 @@ if [ "$ngov" -lt 2 ]; then
 elif [ -z "$dis$lat" ]; then
 	ktap_test_skip "concurrent writers: no state 1.. disable and no pm_qos_resume_latency_us files"
 else
-	secs=$(limit 150)
+	secs=$(limit 300)
 	RESTORE="$dis $lat"
 	if [ -n "$dis" ]; then
 		# shellcheck disable=SC2086 # one word per file

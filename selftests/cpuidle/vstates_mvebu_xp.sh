@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# vstates_suite.sh against cpuidle_vstates emulating the mvebu-xp table.
-exec sh "$(dirname "$0")/vstates_suite.sh" mvebu-xp
+# vstates_suite.sh against cpuidle_vstates emulating the mvebu-xp table;
+# arguments name the governors (default: rteo teo menu).
+exec sh "$(dirname "$0")/vstates_suite.sh" mvebu-xp "$@"
