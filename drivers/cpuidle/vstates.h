@@ -9,5 +9,9 @@ struct cpuidle_driver;
 const char *vstates_table_name(void);
 int vstates_enter(struct cpuidle_device *dev, struct cpuidle_driver *drv,
 		  int index);
+#ifndef CONFIG_ARCH_HAS_CPU_RELAX
+int vstates_poll(struct cpuidle_device *dev, struct cpuidle_driver *drv,
+		 int index);
+#endif
 
 #endif /* __CPUIDLE_VSTATES_H */

@@ -6,9 +6,10 @@
 //!
 //! Registers the table named by the `table` parameter (see
 //! `cpuidle_tables.rs`, shared with the real drivers).  A polling state 0
-//! is the core's polling loop; every other state waits for an interrupt in
-//! the architecture's idle instruction (HLT on x86, WFI on ARM) and, after
-//! the wakeup, spins for the state's exit latency with IRQs off.
+//! is the core's polling loop (where the architecture has none, as on ARM,
+//! the same loop in C); every other state waits for an interrupt in the
+//! architecture's idle instruction (HLT on x86, WFI on ARM) and, after the
+//! wakeup, spins for the state's exit latency with IRQs off.
 //! `TIMER_STOP` and `RCU_IDLE` are not passed on: the local timer keeps
 //! running in HLT and WFI, and the entry routine leaves RCU to the core.
 //! Loads and unloads at any time; load it again with another table.
@@ -59,6 +60,12 @@ module! {
 extern "C" {
     fn vstates_table_name() -> *const c_char;
     fn vstates_enter(
+        dev: *mut kernel::bindings::cpuidle_device,
+        drv: *mut kernel::bindings::cpuidle_driver,
+        index: c_int,
+    ) -> c_int;
+    #[cfg(not(CONFIG_ARCH_HAS_CPU_RELAX))]
+    fn vstates_poll(
         dev: *mut kernel::bindings::cpuidle_device,
         drv: *mut kernel::bindings::cpuidle_driver,
         index: c_int,
@@ -190,14 +197,23 @@ impl kernel::Module for VStates {
         // with IRQs off and the index it was given, and leaves RCU to the
         // core: none of the states registered with it has `RCU_IDLE`.
         let enter = unsafe { EnterFn::new(vstates_enter) };
+        // A polling state is the core's loop where the architecture has
+        // one (`ARCH_HAS_CPU_RELAX`), else the same loop in C.
+        #[cfg(CONFIG_ARCH_HAS_CPU_RELAX)]
+        let poll = Enter::Poll;
+        #[cfg(not(CONFIG_ARCH_HAS_CPU_RELAX))]
+        // SAFETY: `vstates_poll()` is a `__cpuidle` C routine that returns
+        // with IRQs off and the index it was given, and leaves RCU to the
+        // core: the polling states have no `RCU_IDLE`.
+        let poll = Enter::C(unsafe { EnterFn::new(vstates_poll) });
         let mut states = KVec::new();
         for spec in table.states {
             let how = if spec.flags & FLAG_POLLING != 0 {
-                Enter::Poll
+                poll
             } else {
                 Enter::C(enter)
             };
-            let flags = spec.flags & !(FLAG_POLLING | FLAG_TIMER_STOP | FLAG_RCU_IDLE);
+            let flags = spec.flags & !(FLAG_TIMER_STOP | FLAG_RCU_IDLE);
             let state = State::new(
                 spec.name,
                 spec.desc,

@@ -8,8 +8,11 @@
 #include <linux/cpuidle.h>
 #include <linux/instrumentation.h>
 #include <linux/irqflags.h>
+#include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/processor.h>
+#include <linux/sched.h>
+#include <linux/sched/idle.h>
 #include <linux/timekeeping.h>
 
 #ifdef CONFIG_ARM
@@ -74,3 +77,61 @@ int __cpuidle vstates_enter(struct cpuidle_device *dev,
 	instrumentation_end();
 	return index;
 }
+
+#ifndef CONFIG_ARCH_HAS_CPU_RELAX
+/*
+ * The polling state 0 of the tables that have one (x86-like, pseries-*)
+ * where the core has no poll_idle() (poll_state.c needs ARCH_HAS_CPU_RELAX,
+ * which ARM lacks): poll_idle()'s loop, with the clock of vstates_enter().
+ * It polls with IRQs on until need_resched() or until the poll budget has
+ * passed, and then sets dev->poll_time_limit for the governor.  The budget
+ * is cpuidle_poll_time()'s (not exported), its rule repeated: the target
+ * residency of the first enabled deeper state of at least 10 us, at most a
+ * 16th of a tick, kept in dev->poll_limit_ns, which the core clears when a
+ * state is enabled or disabled.
+ */
+static __always_inline u64 vstates_poll_limit(struct cpuidle_device *dev,
+					      struct cpuidle_driver *drv)
+{
+	u64 limit = TICK_NSEC / 16;
+	int i;
+
+	if (dev->poll_limit_ns)
+		return dev->poll_limit_ns;
+	for (i = 1; i < drv->state_count; i++) {
+		u64 res = drv->states[i].target_residency_ns;
+
+		if (dev->states_usage[i].disable || res < 10 * NSEC_PER_USEC)
+			continue;
+		limit = min(res, limit);
+		break;
+	}
+	dev->poll_limit_ns = limit;
+	return limit;
+}
+
+int __cpuidle vstates_poll(struct cpuidle_device *dev,
+			   struct cpuidle_driver *drv, int index)
+{
+	dev->poll_time_limit = false;
+	raw_local_irq_enable();
+	if (!current_set_polling_and_test()) {
+		u64 limit = vstates_poll_limit(dev, drv);
+		u64 start;
+
+		instrumentation_begin();
+		start = ktime_get_raw_fast_ns();
+		while (!need_resched()) {
+			cpu_relax();
+			if (ktime_get_raw_fast_ns() - start > limit) {
+				dev->poll_time_limit = true;
+				break;
+			}
+		}
+		instrumentation_end();
+	}
+	raw_local_irq_disable();
+	current_clr_polling();
+	return index;
+}
+#endif
