@@ -88,7 +88,9 @@ int __cpuidle vstates_enter(struct cpuidle_device *dev,
  * is cpuidle_poll_time()'s (not exported), its rule repeated: the target
  * residency of the first enabled deeper state of at least 10 us, at most a
  * 16th of a tick, kept in dev->poll_limit_ns, which the core clears when a
- * state is enabled or disabled.
+ * state is enabled or disabled.  (ARM's arch_local_irq_*() are static
+ * inline, not __always_inline, and clang may emit them out of line: they
+ * are notrace and need no RCU.)
  */
 static __always_inline u64 vstates_poll_limit(struct cpuidle_device *dev,
 					      struct cpuidle_driver *drv)
