@@ -12,12 +12,18 @@ set -euo pipefail
 
 # project path -> kernel path
 kpath() { case "$1" in selftests/*) echo "tools/testing/$1" ;; *) echo "$1" ;; esac; }
-# kernel path -> file with the content the series must produce
+# kernel path -> file with the content the series must produce: the
+# project's own kselftests, else the grafted tree's file (an edited one
+# such as tools/testing/selftests/Makefile, or a link to a project file)
 content() {
 	case "$1" in
-	tools/testing/selftests/*) echo "$TOP/${1#tools/testing/}" ;;
-	*) readlink -f "$TREE/$1" ;;
+	tools/testing/selftests/*)
+		if [ -e "$TOP/${1#tools/testing/}" ]; then
+			echo "$TOP/${1#tools/testing/}"
+			return
+		fi ;;
 	esac
+	readlink -f "$TREE/$1"
 }
 
 work=$(mktemp -d)
