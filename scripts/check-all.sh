@@ -47,7 +47,38 @@ for arch in "$@"; do
 		RCPUIDLE_BUILD_NICE=${bg:+19} one "$arch" >"$dir/$arch" 2>&1
 	fi
 done
+# every prefix of the patch series builds for x86_64 (bisectable); after the
+# other arches, at the lowest priority, while the x86_64 guest runs
+bisect=
+case " $* " in
+*" x86_64 "*)
+	bisect=1
+	rc=0
+	RCPUIDLE_BUILD_NICE=19 "$TOP/scripts/patches.sh" bisect >"$dir/bisect" 2>&1 || rc=1
+	echo $rc >"$dir/bisect.rc"
+	# and the KUnit suites through kunit.py, as kernel developers run them
+	rc=0
+	{ RCPUIDLE_BUILD_NICE=19 "$TOP/scripts/kunit.sh" &&
+		RCPUIDLE_BUILD_NICE=19 "$TOP/scripts/rustdoc.sh"; } >"$dir/kunit" 2>&1 || rc=1
+	echo $rc >"$dir/kunit.rc" ;;
+esac
 [ -z "$bg" ] || wait "$bg"
+if [ -n "$bisect" ]; then
+	echo "== patch series: bisect =="
+	cat "$dir/bisect"
+	if [ "$(cat "$dir/bisect.rc")" = 0 ]; then
+		p=$((p + 1))
+	else
+		fail=1 f=$((f + 1))
+	fi
+	echo "== kunit.py, rustfmtcheck, rustdoc =="
+	cat "$dir/kunit"
+	if [ "$(cat "$dir/kunit.rc")" != 0 ]; then
+		fail=1
+		grep -q ' failed, ' "$dir/kunit" || f=$((f + 1))
+	fi
+	tally "$dir/kunit"
+fi
 for arch in "$@"; do
 	echo "== $arch =="
 	cat "$dir/$arch"

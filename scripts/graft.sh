@@ -3,11 +3,13 @@
 #
 # Graft the project into a cached copy of the kernel tree:
 #  * the tree is a hard-link copy of the pristine source (cheap);
-#  * kernel-patches/*.patch (edits to existing kernel files) are applied;
+#  * kernel-patches/*.patch (edits to existing kernel files, one per commit
+#    of the series, in its order) are applied;
 #    files they touch are un-hard-linked first so the pristine tree stays
 #    pristine; when the patches change, the old set is reversed first;
-#  * every project file under rust/ drivers/ samples/ is symlinked at its
-#    own path, and selftests/ under tools/testing/,
+#  * every project file under rust/ drivers/ samples/ and the rst docs under
+#    Documentation/admin-guide/ are symlinked at their own paths, and
+#    selftests/ under tools/testing/,
 #    so editing it in the repo is seen by kbuild (which follows links).
 # Only what changed is touched, so incremental builds stay incremental.
 set -euo pipefail
@@ -55,6 +57,8 @@ kpath() { case "$1" in selftests/*) echo "tools/testing/$1" ;; *) echo "$1" ;; e
 cur=$(mktemp)
 (cd "$TOP" && {
 	find rust drivers samples -type f \( -name '*.rs' -o -name '*.c' -o -name '*.h' -o -name 'Kconfig*' -o -name 'Makefile' \) 2>/dev/null
+	find Documentation/admin-guide -type f -name '*.rst' 2>/dev/null
+	find drivers -type f -name .kunitconfig 2>/dev/null
 	find selftests -type f 2>/dev/null
 } | sort) >"$cur"
 # drop links to files that left the project

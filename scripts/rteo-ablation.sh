@@ -15,7 +15,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$CACHE/cargo-target}
 episodes=${1:-12000}
 only=${2:-}
-# in the order of the bits (Documentation/rteo.md, "Default mode")
+# in the order of the bits (Documentation/admin-guide/pm/rteo.rst, "Default mode")
 names=("1 polling cascade" "2 long tick wake-ups" "3 tick cuts are not intercepts"
 	"4 intercepts weighed against the timer's state" "5 likeliest state"
 	"6 timed-out polling slices carried" "7 tight QoS does not skip the sleep length"

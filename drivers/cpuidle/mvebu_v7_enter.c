@@ -42,27 +42,28 @@ int __cpuidle mvebu_v7_rs_enter_wfi(struct cpuidle_device *dev,
 }
 
 /*
- * The power-down states.  The suspend routine returns 0 after the CPU was
- * powered down and came back, a positive value when the power-down was
- * aborted after waiting in WFI (pending interrupt), and a negative error
- * when nothing was entered.  The C driver returns the positive value as
- * the state index; here an aborted power-down counts as WFI (state 0),
- * which is what the CPU did, and an error as a rejected entry.
+ * The power-down states, as cpuidle-mvebu-v7.c enters them.  The suspend
+ * routine (cpu_suspend()) returns 0 after the CPU was powered down and came
+ * back, and non-zero when the power-down was aborted (1, from
+ * cpu_suspend_abort, when an interrupt was pending) or refused (a negative
+ * error).  Like the C driver, a non-zero value is returned as it is: the
+ * core records an abort as an entry of state 1 and a negative value as no
+ * entry.  Like the C driver too, a failed cpu_pm_enter() does not stop the
+ * entry (no CPU PM notifier on these SoCs refuses).
  */
 int __cpuidle mvebu_v7_rs_enter_power_down(struct cpuidle_device *dev,
 					   struct cpuidle_driver *drv, int index)
 {
-	unsigned long deepidle = !!(drv->states[index].flags & MVEBU_V7_FLAG_DEEP_IDLE);
+	bool deepidle = drv->states[index].flags & MVEBU_V7_FLAG_DEEP_IDLE;
 	int ret;
 
-	if (cpu_pm_enter())
-		return -EBUSY;
+	cpu_pm_enter();
 	ct_cpuidle_enter();
 	ret = mvebu_v7_suspend(deepidle);
 	ct_cpuidle_exit();
 	cpu_pm_exit();
 
-	if (ret < 0)
+	if (ret)
 		return ret;
-	return ret ? 0 : index;
+	return index;
 }

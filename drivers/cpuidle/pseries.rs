@@ -30,6 +30,7 @@
 
 use kernel::{
     c_str,
+    cpu::CpuId,
     cpuidle::{
         Enter, EnterFn, Flags, Hotplug, HotplugRegistration, Options, PauseGuard, Registration,
         State,
@@ -58,14 +59,10 @@ module! {
 // pointer; `improper_ctypes` objects to a zero-sized member deep inside.
 #[allow(improper_ctypes)]
 extern "C" {
-    fn pseries_rs_powersave_off() -> bool;
     fn pseries_rs_splpar() -> bool;
     fn pseries_rs_shared_processor() -> bool;
     fn pseries_rs_firmware_latencies() -> bool;
-    fn pseries_rs_tb_ticks_per_sec() -> u64;
     fn pseries_rs_get_cede_latency(buf: *mut u8, size: usize) -> c_int;
-    fn pseries_rs_set_snooze_timeout_us(us: u64);
-    fn pseries_rs_set_cede_hint(index: c_int, hint: u8) -> c_int;
     fn pseries_rs_xcede_payload() -> *const c_char;
     fn pseries_rs_lpar() -> *const c_char;
     fn pseries_rs_snooze(
@@ -83,6 +80,15 @@ extern "C" {
         drv: *mut kernel::bindings::cpuidle_driver,
         index: c_int,
     ) -> c_int;
+}
+
+/// Where a dedicated_cede state's cede latency hint sits in its flags,
+/// among the driver-private bits (`PSERIES_RS_CEDE_HINT_SHIFT`).
+const CEDE_HINT_SHIFT: u32 = 16;
+
+/// The flags that carry cede latency hint `hint` to `pseries_rs_dedicated_cede`.
+const fn cede_hint(hint: u8) -> Flags {
+    Flags::from_bits((hint as u32) << CEDE_HINT_SHIFT)
 }
 
 /// Room for the firmware answer: 2 + 1 + 16 records + NUL, and some slack
@@ -190,8 +196,6 @@ fn report_skips(plan: &Plan) {
 struct Planned {
     state: State,
     hint: Option<u8>,
-    /// Storage for an XCEDE name (`State` borrows a `'static` `CStr`).
-    _name: Option<KBox<[u8; 16]>>,
 }
 
 /// Builds the table for this LPAR.
@@ -209,7 +213,6 @@ fn build_states() -> Result<(KVec<Planned>, Source)> {
         Planned {
             state: State::new(c"snooze", c"snooze", 0, 0, Enter::C(snooze)).flags(Flags::POLLING),
             hint: None,
-            _name: None,
         },
         GFP_KERNEL,
     )?;
@@ -225,7 +228,6 @@ fn build_states() -> Result<(KVec<Planned>, Source)> {
             Planned {
                 state: State::new(c"Shared Cede", c"Shared Cede", 10, 100, Enter::C(cede)),
                 hint: None,
-                _name: None,
             },
             GFP_KERNEL,
         )?;
@@ -250,8 +252,8 @@ fn build_states() -> Result<(KVec<Planned>, Source)> {
                     pr_err!("xcede: malformed cede latency settings ({e:?}): CEDE only\n");
                 }
                 Ok(records) => {
-                    // SAFETY: plain query.
-                    let tb = unsafe { pseries_rs_tb_ticks_per_sec() };
+                    // SAFETY: `tb_ticks_per_sec` is set once at boot.
+                    let tb = u64::from(unsafe { kernel::bindings::tb_ticks_per_sec });
                     let plan = pseries_xcede::plan(&records, tb);
                     report_skips(&plan);
                     if let Some((lat, res)) = plan.cede0 {
@@ -260,9 +262,7 @@ fn build_states() -> Result<(KVec<Planned>, Source)> {
                         pr_info!("CEDE exit latency fixed up to {lat} us\n");
                     }
                     for x in plan.states() {
-                        let mut name = KBox::new([0u8; 16], GFP_KERNEL)?;
-                        name[..x.name_with_nul().len()].copy_from_slice(x.name_with_nul());
-                        xstates.push((*x, name), GFP_KERNEL)?;
+                        xstates.push(*x, GFP_KERNEL)?;
                     }
                 }
             }
@@ -272,32 +272,27 @@ fn build_states() -> Result<(KVec<Planned>, Source)> {
         Planned {
             state: cede0,
             hint: Some(0),
-            _name: None,
         },
         GFP_KERNEL,
     )?;
-    for (x, name) in xstates {
-        // SAFETY: `name` holds `XCEDE<hint>` and a NUL; the box is kept in
-        // `Planned` (and then in the module) for as long as the state is
-        // used, and never written again.  `State` copies it into the driver
-        // at registration anyway.
-        let cname: &'static CStr = unsafe { CStr::from_char_ptr(name.as_ptr().cast()) };
-        let mut flags = Flags::NONE;
+    for x in xstates {
+        // `State` keeps its own copy of the name.
+        let name = CStr::from_bytes_with_nul(x.name_with_nul()).map_err(|_| EINVAL)?;
+        let mut flags = cede_hint(x.hint);
         if x.timer_stop {
             flags = flags | Flags::TIMER_STOP;
         }
         out.push(
             Planned {
                 state: State::new(
-                    cname,
-                    cname,
+                    name,
+                    name,
                     x.exit_latency_us,
                     x.target_residency_us,
                     Enter::C(cede),
                 )
                 .flags(flags),
                 hint: Some(x.hint),
-                _name: Some(name),
             },
             GFP_KERNEL,
         )?;
@@ -310,11 +305,11 @@ fn build_states() -> Result<(KVec<Planned>, Source)> {
 struct PseriesHotplug;
 
 impl Hotplug for PseriesHotplug {
-    fn online(cpu: u32) -> Result {
+    fn online(cpu: CpuId) -> Result {
         PauseGuard::new().enable_cpu(cpu)
     }
 
-    fn dead(cpu: u32) -> Result {
+    fn dead(cpu: CpuId) -> Result {
         PauseGuard::new().disable_cpu(cpu)
     }
 }
@@ -339,7 +334,7 @@ impl Registered {
             write!(
                 f,
                 "state{i} {} exit_latency_us={} target_residency_us={} flags={:#x}",
-                s.name.to_str().unwrap_or("?"),
+                s.name().to_str().unwrap_or("?"),
                 s.exit_latency_us,
                 s.target_residency_us,
                 s.flags.bits()
@@ -369,8 +364,9 @@ struct PseriesIdle {
 
 impl kernel::Module for PseriesIdle {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        // SAFETY: plain queries.
-        if unsafe { pseries_rs_powersave_off() } {
+        // SAFETY: `cpuidle_disable` is set once at boot ("powersave=off").
+        let override_ = unsafe { kernel::bindings::cpuidle_disable };
+        if override_ != kernel::bindings::idle_boot_override_IDLE_NO_OVERRIDE.into() {
             pr_info!("powersave=off: not registering\n");
             return Err(ENODEV);
         }
@@ -379,17 +375,9 @@ impl kernel::Module for PseriesIdle {
             pr_info!("firmware without SPLPAR: not registering\n");
             return Err(ENODEV);
         }
+        // The entry routines take the snooze budget (state 1's target
+        // residency) and each CEDE state's hint from the table itself.
         let (planned, source) = build_states()?;
-        for (i, p) in planned.iter().enumerate() {
-            if let Some(h) = p.hint {
-                // SAFETY: plain store into the C table, before registration.
-                kernel::error::to_result(unsafe { pseries_rs_set_cede_hint(i as c_int, h) })?;
-            }
-        }
-        // Snooze polls for at most state 1's target residency.
-        let snooze_us = planned.get(1).map_or(0, |p| p.state.target_residency_us);
-        // SAFETY: plain store, before registration.
-        unsafe { pseries_rs_set_snooze_timeout_us(u64::from(snooze_us)) };
         let mut states = KVec::with_capacity(planned.len(), GFP_KERNEL)?;
         for p in planned.iter() {
             states.push(p.state, GFP_KERNEL)?;
@@ -397,9 +385,9 @@ impl kernel::Module for PseriesIdle {
         let reg = Registration::new(c_str!("pseries_idle"), &states, Options::default())
             .inspect_err(|e| pr_err!("registration failed: {e:?}\n"))?;
         for (i, s) in states.iter().enumerate() {
-            pr_info!(
+            pr_debug!(
                 "state{i} {}: exit {} us, residency {} us, flags {:#x}\n",
-                s.name,
+                s.name(),
                 s.exit_latency_us,
                 s.target_residency_us,
                 s.flags.bits()

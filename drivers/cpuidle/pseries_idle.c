@@ -2,8 +2,11 @@
 /*
  * Built-in support for the Rust pseries cpuidle driver (pseries.rs): the
  * idle-entry routines, which run with RCU not watching and so must be
- * __cpuidle C, and the platform facts the module needs but cannot reach
- * (none of the arch symbols used here is exported).
+ * __cpuidle C, and the platform facts the module needs but cannot reach:
+ * inline helpers over arch state (firmware features, the lppaca, CPU
+ * features) and the system parameter call, none of which is exported.
+ * The entry routines keep no data of their own: what they need comes from
+ * the driver's table (see pseries_idle.h).
  */
 
 #include <linux/cpuidle.h>
@@ -28,18 +31,6 @@
 /* "Cede Latency Settings Information" system parameter (PAPR 7.3.16). */
 #define CEDE_LATENCY_TOKEN	45
 
-/* Polling budget of the snooze state in timebase ticks; 0: unlimited. */
-static u64 snooze_ticks __read_mostly;
-/* Cede latency hint per state index, written to the lppaca around H_CEDE. */
-static u8 cede_hint[CPUIDLE_STATE_MAX] __read_mostly;
-
-/* "powersave=off" on the command line: no cpuidle driver at all. */
-bool pseries_rs_powersave_off(void)
-{
-	return cpuidle_disable != IDLE_NO_OVERRIDE;
-}
-EXPORT_SYMBOL_GPL(pseries_rs_powersave_off);
-
 bool pseries_rs_splpar(void)
 {
 	return firmware_has_feature(FW_FEATURE_SPLPAR);
@@ -61,12 +52,6 @@ bool pseries_rs_firmware_latencies(void)
 	return cpu_has_feature(CPU_FTR_ARCH_31) || pvr_version_is(PVR_POWER10);
 }
 EXPORT_SYMBOL_GPL(pseries_rs_firmware_latencies);
-
-u64 pseries_rs_tb_ticks_per_sec(void)
-{
-	return tb_ticks_per_sec;
-}
-EXPORT_SYMBOL_GPL(pseries_rs_tb_ticks_per_sec);
 
 /*
  * Copy the raw answer of ibm,get-system-parameter for the cede latency
@@ -94,28 +79,20 @@ int pseries_rs_get_cede_latency(u8 *buf, size_t size)
 }
 EXPORT_SYMBOL_GPL(pseries_rs_get_cede_latency);
 
-/* Set before the driver registers; 0 lets snooze poll until resched. */
-void pseries_rs_set_snooze_timeout_us(u64 us)
-{
-	snooze_ticks = us * tb_ticks_per_usec;
-}
-EXPORT_SYMBOL_GPL(pseries_rs_set_snooze_timeout_us);
-
-/* Set before the driver registers, for each state using dedicated_cede. */
-int pseries_rs_set_cede_hint(int index, u8 hint)
-{
-	if (index < 0 || index >= CPUIDLE_STATE_MAX)
-		return -EINVAL;
-	cede_hint[index] = hint;
-	return 0;
-}
-EXPORT_SYMBOL_GPL(pseries_rs_set_cede_hint);
-
-/* Poll at low SMT priority until there is work or the budget is spent. */
+/*
+ * Poll at low SMT priority until there is work or the budget is spent: the
+ * next state's target residency, as cpuidle-pseries.c sets snooze_timeout
+ * (no budget if there is no next state).
+ */
 int __cpuidle pseries_rs_snooze(struct cpuidle_device *dev,
 				struct cpuidle_driver *drv, int index)
 {
+	u64 snooze_ticks = 0;
 	u64 end;
+
+	if (index + 1 < drv->state_count)
+		snooze_ticks = (u64)drv->states[index + 1].target_residency *
+			       tb_ticks_per_usec;
 
 	set_thread_flag(TIF_POLLING_NRFLAG);
 	pseries_idle_prolog();
@@ -162,7 +139,7 @@ static __cpuidle void cede_if_quiet(void)
 
 /*
  * CEDE and the extended CEDE states: cede with this state's latency hint
- * in the lppaca (0 for CEDE itself), donating the dedicated CPU meanwhile,
+ * (from its flags, 0 for CEDE itself) in the lppaca, donating the dedicated CPU meanwhile,
  * and put the previous hint back afterwards.
  */
 int __cpuidle pseries_rs_dedicated_cede(struct cpuidle_device *dev,
@@ -174,7 +151,7 @@ int __cpuidle pseries_rs_dedicated_cede(struct cpuidle_device *dev,
 	pseries_idle_prolog();
 	lp->donate_dedicated_cpu = 1;
 	prev = lp->cede_latency_hint;
-	lp->cede_latency_hint = cede_hint[index];
+	lp->cede_latency_hint = PSERIES_RS_CEDE_HINT(drv->states[index].flags);
 
 	HMT_medium();
 	cede_if_quiet();

@@ -11,16 +11,20 @@ struct cpuidle_driver;
  * pseries_idle.c: the built-in half of the Rust pseries cpuidle driver
  * (pseries.rs), whatever cannot be in a module: the __cpuidle entry
  * routines (they use arch internals that are not exported) and the
- * platform queries.
+ * platform queries that are not exported either.
  */
-bool pseries_rs_powersave_off(void);
+
+/*
+ * The cede latency hint of a dedicated_cede state, in the driver-private
+ * bits of its flags (pseries.rs: CEDE_HINT_SHIFT).
+ */
+#define PSERIES_RS_CEDE_HINT_SHIFT	16
+#define PSERIES_RS_CEDE_HINT(flags)	(((flags) >> PSERIES_RS_CEDE_HINT_SHIFT) & 0xff)
+
 bool pseries_rs_splpar(void);
 bool pseries_rs_shared_processor(void);
 bool pseries_rs_firmware_latencies(void);
-u64 pseries_rs_tb_ticks_per_sec(void);
 int pseries_rs_get_cede_latency(u8 *buf, size_t size);
-void pseries_rs_set_snooze_timeout_us(u64 us);
-int pseries_rs_set_cede_hint(int index, u8 hint);
 int pseries_rs_snooze(struct cpuidle_device *dev, struct cpuidle_driver *drv,
 		      int index);
 int pseries_rs_dedicated_cede(struct cpuidle_device *dev,

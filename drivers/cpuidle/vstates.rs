@@ -21,6 +21,7 @@
 
 use kernel::{
     c_str,
+    cpu::{nr_cpu_ids, CpuId},
     cpuidle::{
         Enter, EnterFn, Flags, Hotplug, HotplugRegistration, Options, PauseGuard, Registration,
         State,
@@ -77,11 +78,11 @@ extern "C" {
 struct VStatesHotplug;
 
 impl Hotplug for VStatesHotplug {
-    fn online(cpu: u32) -> Result {
+    fn online(cpu: CpuId) -> Result {
         PauseGuard::new().enable_cpu(cpu)
     }
 
-    fn dead(cpu: u32) -> Result {
+    fn dead(cpu: CpuId) -> Result {
         PauseGuard::new().disable_cpu(cpu)
     }
 }
@@ -133,9 +134,7 @@ impl Emulated {
     /// entries and the time in us.
     fn energy(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let t = self.table;
-        // SAFETY: `nr_cpu_ids` is set at boot and only read afterwards.
-        let ncpus = unsafe { kernel::bindings::nr_cpu_ids };
-        for cpu in 0..ncpus {
+        for cpu in (0..nr_cpu_ids()).filter_map(CpuId::from_u32) {
             let mut nj: u64 = 0;
             let mut line = [(0u64, 0u64); kernel::cpuidle::STATE_MAX];
             let mut any = false;
@@ -157,7 +156,12 @@ impl Emulated {
             if !any {
                 continue;
             }
-            write!(f, "cpu{cpu} energy_uj={}", Dec(div_u64(nj, 1000)))?;
+            write!(
+                f,
+                "cpu{} energy_uj={}",
+                cpu.as_u32(),
+                Dec(div_u64(nj, 1000))
+            )?;
             for (i, spec) in t.states.iter().enumerate() {
                 write!(
                     f,

@@ -24,14 +24,16 @@
 
 use crate::{
     bindings,
+    cpu::CpuId,
     cpumask::Cpumask,
-    error::{code::*, to_result, Result},
+    error::{code::*, from_result, to_result, Result},
     ffi::{c_char, c_int, c_uint},
     prelude::*,
     str::CStr,
+    sync::SetOnce,
     types::Opaque,
 };
-use core::{cell::UnsafeCell, marker::PhantomData};
+use core::{cell::UnsafeCell, marker::PhantomData, ptr::NonNull};
 use macros::vtable;
 
 /// Maximum number of idle states of a driver (`CPUIDLE_STATE_MAX`).
@@ -40,6 +42,10 @@ pub const STATE_MAX: usize = bindings::CPUIDLE_STATE_MAX as usize;
 pub const NAME_MAX: usize = bindings::CPUIDLE_NAME_LEN as usize - 1;
 /// Maximum length of a state's description in bytes, without the NUL.
 pub const DESC_MAX: usize = bindings::CPUIDLE_DESC_LEN as usize - 1;
+/// Size of a name buffer of `struct cpuidle_state`, with the NUL.
+const NAME_LEN: usize = bindings::CPUIDLE_NAME_LEN as usize;
+/// Size of a description buffer of `struct cpuidle_state`, with the NUL.
+const DESC_LEN: usize = bindings::CPUIDLE_DESC_LEN as usize;
 /// Nanoseconds per microsecond.
 const NSEC_PER_USEC: i64 = 1000;
 
@@ -161,13 +167,54 @@ pub enum Enter {
     C(EnterFn),
 }
 
+/// A string held in a fixed-size buffer, NUL-terminated, as the C
+/// structures hold state names.  It remembers the length of the string it
+/// was made from, so that [`validate`] can refuse one that did not fit.
+#[derive(Clone, Copy)]
+struct FixedStr<const N: usize> {
+    buf: [u8; N],
+    /// Length of the source string, without the NUL (may exceed `N - 1`).
+    len: usize,
+}
+
+impl<const N: usize> FixedStr<N> {
+    const fn new(s: &CStr) -> Self {
+        let src = s.to_bytes();
+        let mut buf = [0u8; N];
+        let mut i = 0;
+        while i < src.len() && i < N - 1 {
+            buf[i] = src[i];
+            i += 1;
+        }
+        Self {
+            buf,
+            len: src.len(),
+        }
+    }
+
+    fn as_cstr(&self) -> &CStr {
+        // The last byte is always NUL (`new()` copies at most `N - 1`).
+        CStr::from_bytes_until_nul(&self.buf).unwrap_or_default()
+    }
+
+    fn to_c<const M: usize>(&self) -> [c_char; M] {
+        let mut dst = [0 as c_char; M];
+        for (d, s) in dst.iter_mut().zip(&self.buf[..N.min(M) - 1]) {
+            *d = *s as c_char;
+        }
+        dst
+    }
+}
+
 /// The description of one idle state.
+///
+/// The state owns copies of its name and description, like
+/// `struct cpuidle_state`, so a table may be built from strings that do
+/// not outlive it (e.g. names made from firmware data).
 #[derive(Clone, Copy)]
 pub struct State {
-    /// Name shown in sysfs (at most [`NAME_MAX`] bytes).
-    pub name: &'static CStr,
-    /// Description shown in sysfs (at most [`DESC_MAX`] bytes).
-    pub desc: &'static CStr,
+    name: FixedStr<NAME_LEN>,
+    desc: FixedStr<DESC_LEN>,
     /// Worst-case exit latency in microseconds.
     pub exit_latency_us: u32,
     /// Minimum residency for the state to pay off, in microseconds.
@@ -181,11 +228,13 @@ pub struct State {
 }
 
 impl State {
-    /// A state with the given name, description, latency, residency and
-    /// entry routine, no flags and unknown power.
+    /// A state with the given name and description (shown in sysfs, at
+    /// most [`NAME_MAX`] and [`DESC_MAX`] bytes: [`validate`] refuses
+    /// longer ones), latency, residency and entry routine, no flags and
+    /// unknown power.
     pub const fn new(
-        name: &'static CStr,
-        desc: &'static CStr,
+        name: &CStr,
+        desc: &CStr,
         exit_latency_us: u32,
         target_residency_us: u32,
         enter: Enter,
@@ -195,14 +244,24 @@ impl State {
             Enter::C(_) => Flags::NONE,
         };
         Self {
-            name,
-            desc,
+            name: FixedStr::new(name),
+            desc: FixedStr::new(desc),
             exit_latency_us,
             target_residency_us,
             power_mw: -1,
             flags,
             enter,
         }
+    }
+
+    /// The state's name.
+    pub fn name(&self) -> &CStr {
+        self.name.as_cstr()
+    }
+
+    /// The state's description.
+    pub fn desc(&self) -> &CStr {
+        self.desc.as_cstr()
     }
 
     /// Sets the power drawn in the state, in milliwatts.
@@ -259,23 +318,20 @@ pub fn validate(driver: &CStr, states: &[State]) -> Result {
         return Err(EINVAL);
     }
     for (i, s) in states.iter().enumerate() {
-        let name = s.name;
-        let len = name.to_bytes().len();
+        let name = s.name();
+        let len = s.name.len;
         if len == 0 || len > NAME_MAX {
             pr_err!("cpuidle: {driver}: state {i}: name is {len} bytes, must be 1..={NAME_MAX}\n");
             return Err(EINVAL);
         }
-        let dlen = s.desc.to_bytes().len();
+        let dlen = s.desc.len;
         if dlen > DESC_MAX {
             pr_err!(
                 "cpuidle: {driver}: state {i} ({name}): desc is {dlen} bytes, max {DESC_MAX}\n"
             );
             return Err(EINVAL);
         }
-        if states[..i]
-            .iter()
-            .any(|p| p.name.to_bytes() == name.to_bytes())
-        {
+        if states[..i].iter().any(|p| p.name() == name) {
             pr_err!("cpuidle: {driver}: state {i} ({name}): duplicate name\n");
             return Err(EINVAL);
         }
@@ -397,8 +453,8 @@ impl Registration {
             };
             // SAFETY: `i < STATE_MAX` by `validate()`; we own `*p`.
             let st = unsafe { &mut (*p).states[i] };
-            st.name = copy_cstr(s.name);
-            st.desc = copy_cstr(s.desc);
+            st.name = s.name.to_c();
+            st.desc = s.desc.to_c();
             st.exit_latency = s.exit_latency_us as c_uint;
             st.target_residency = s.target_residency_us as c_uint;
             st.exit_latency_ns = s.exit_latency_ns();
@@ -430,7 +486,7 @@ impl Registration {
     ///
     /// The counters are updated by their CPU without a lock; like sysfs,
     /// this reads them without one, so a value may lag by one idle period.
-    pub fn state_stats(&self, cpu: u32, i: usize) -> Option<StateStats> {
+    pub fn state_stats(&self, cpu: CpuId, i: usize) -> Option<StateStats> {
         // SAFETY: the driver is registered (type invariant); only the core
         // writes `state_count`, at registration.
         let count = unsafe { (*self.drv.get()).state_count } as usize;
@@ -438,7 +494,7 @@ impl Registration {
             return None;
         }
         // SAFETY: the helper checks `cpu` against `nr_cpu_ids`.
-        let dev = unsafe { bindings::cpuidle_device_of(cpu) };
+        let dev = unsafe { bindings::cpuidle_device_of(cpu.as_u32()) };
         if dev.is_null() {
             return None;
         }
@@ -481,10 +537,10 @@ impl PauseGuard {
         Self(PhantomData)
     }
 
-    fn device(cpu: u32) -> Result<*mut bindings::cpuidle_device> {
-        // SAFETY: `cpu` is checked against `nr_cpu_ids` by the helper,
-        // which returns NULL for CPUs without a registered device.
-        let dev = unsafe { bindings::cpuidle_device_of(cpu) };
+    fn device(cpu: CpuId) -> Result<*mut bindings::cpuidle_device> {
+        // SAFETY: the helper returns NULL for CPUs without a registered
+        // device.
+        let dev = unsafe { bindings::cpuidle_device_of(cpu.as_u32()) };
         if dev.is_null() {
             Err(ENODEV)
         } else {
@@ -493,7 +549,7 @@ impl PauseGuard {
     }
 
     /// Enables the cpuidle device of `cpu`.
-    pub fn enable_cpu(&self, cpu: u32) -> Result {
+    pub fn enable_cpu(&self, cpu: CpuId) -> Result {
         let dev = Self::device(cpu)?;
         // SAFETY: `dev` is a registered device; the lock is held (type
         // invariant), as `cpuidle_enable_device()` requires.
@@ -501,17 +557,11 @@ impl PauseGuard {
     }
 
     /// Disables the cpuidle device of `cpu`.
-    pub fn disable_cpu(&self, cpu: u32) -> Result {
+    pub fn disable_cpu(&self, cpu: CpuId) -> Result {
         let dev = Self::device(cpu)?;
         // SAFETY: as in `enable_cpu()`.
         unsafe { bindings::cpuidle_disable_device(dev) };
         Ok(())
-    }
-}
-
-impl Default for PauseGuard {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -530,9 +580,9 @@ impl Drop for PauseGuard {
 /// WARN and leave the CPU half torn down.
 pub trait Hotplug: 'static {
     /// `cpu` came online (runs on `cpu`, may sleep).
-    fn online(cpu: u32) -> Result;
+    fn online(cpu: CpuId) -> Result;
     /// `cpu` is dead (runs on another CPU, may sleep).
-    fn dead(cpu: u32) -> Result;
+    fn dead(cpu: CpuId) -> Result;
 }
 
 /// CPU hotplug callbacks registered with the hotplug core: an "online"
@@ -604,7 +654,9 @@ impl<T: Hotplug> HotplugRegistration<T> {
     ///
     /// Only called by the CPU hotplug core, with a CPU number.
     unsafe extern "C" fn online_callback(cpu: c_uint) -> c_int {
-        if let Err(e) = T::online(cpu) {
+        // SAFETY: the hotplug core passes a valid CPU number.
+        let id = unsafe { CpuId::from_u32_unchecked(cpu) };
+        if let Err(e) = T::online(id) {
             pr_err!("cpuidle: CPU{cpu}: cannot enable its device: {e:?}\n");
         }
         0
@@ -614,7 +666,9 @@ impl<T: Hotplug> HotplugRegistration<T> {
     ///
     /// Only called by the CPU hotplug core, with a CPU number.
     unsafe extern "C" fn dead_callback(cpu: c_uint) -> c_int {
-        if let Err(e) = T::dead(cpu) {
+        // SAFETY: the hotplug core passes a valid CPU number.
+        let id = unsafe { CpuId::from_u32_unchecked(cpu) };
+        if let Err(e) = T::dead(id) {
             pr_err!("cpuidle: CPU{cpu}: cannot disable its device: {e:?}\n");
         }
         0
@@ -687,91 +741,118 @@ impl Driver {
 
 /// A governor's view of one CPU's cpuidle device.
 ///
+/// Only shared references are handed out: while a governor callback runs,
+/// other CPUs may write some fields of the device (sysfs writes
+/// `states_usage[i].disable` and `poll_limit_ns` without a lock the idle
+/// loop takes).  The accessors therefore go through raw pointers and read
+/// such fields with volatile loads, as the C code reads them with
+/// `READ_ONCE()` or plain loads; no reference to the C structure is made.
+///
 /// # Invariants
 ///
-/// Wraps a registered `struct cpuidle_device`; the governor callbacks that
-/// receive it run on its CPU (or with the device disabled under the cpuidle
-/// lock), so no one else writes the fields this view exposes meanwhile.
+/// Wraps a registered `struct cpuidle_device`.  The fields this type writes
+/// (`last_state_idx`, `poll_time_limit`) are only written, besides by the
+/// cpuidle core on the device's CPU, by the governor callbacks that receive
+/// the device, which the core calls for one device at a time (see
+/// [`Governor`]).
 #[repr(transparent)]
 pub struct Device(Opaque<bindings::cpuidle_device>);
 
 impl Device {
     /// # Safety
     ///
-    /// `ptr` must point to a registered device that outlives `'a` and that
-    /// nobody else accesses during `'a`.
-    unsafe fn from_raw<'a>(ptr: *mut bindings::cpuidle_device) -> &'a mut Self {
+    /// `ptr` must point to a registered device that stays registered during
+    /// `'a`, and the caller must be a governor callback of that device.
+    unsafe fn from_raw<'a>(ptr: *mut bindings::cpuidle_device) -> &'a Self {
         // SAFETY: `Device` is a transparent wrapper; validity by the caller.
-        unsafe { &mut *ptr.cast() }
+        unsafe { &*ptr.cast() }
     }
 
-    fn raw(&self) -> &bindings::cpuidle_device {
-        // SAFETY: valid by the type invariant.
-        unsafe { &*self.0.get() }
+    fn as_raw(&self) -> *mut bindings::cpuidle_device {
+        self.0.get()
     }
 
-    fn raw_mut(&mut self) -> &mut bindings::cpuidle_device {
-        // SAFETY: valid and exclusively ours by the type invariant.
-        unsafe { &mut *self.0.get() }
+    /// The `disable` word of state `i < STATE_MAX`.
+    fn disable_bits(&self, i: usize) -> u64 {
+        // SAFETY: the device is valid (type invariant) and `i < STATE_MAX`;
+        // sysfs writes the word from other CPUs: read it once, volatile.
+        unsafe {
+            core::ptr::read_volatile(core::ptr::addr_of!(
+                (*self.as_raw()).states_usage[i].disable
+            ))
+        }
     }
 
     /// The CPU of the device.
-    pub fn cpu(&self) -> u32 {
-        self.raw().cpu
+    pub fn cpu(&self) -> CpuId {
+        // SAFETY: the device is valid; `cpu` is set before registration to
+        // a possible CPU, a valid CPU number.
+        unsafe { CpuId::from_u32_unchecked((*self.as_raw()).cpu) }
     }
 
     /// Whether state `i` is disabled, by the user or by the driver.
     pub fn state_disabled(&self, i: usize) -> bool {
-        i >= STATE_MAX || self.raw().states_usage[i].disable != 0
+        i >= STATE_MAX || self.disable_bits(i) != 0
     }
 
     /// Whether the user disabled state `i` through sysfs.
     pub fn state_disabled_by_user(&self, i: usize) -> bool {
         i < STATE_MAX
-            && self.raw().states_usage[i].disable
-                & u64::from(bindings::CPUIDLE_STATE_DISABLED_BY_USER)
-                != 0
+            && self.disable_bits(i) & u64::from(bindings::CPUIDLE_STATE_DISABLED_BY_USER) != 0
     }
 
     /// Whether the driver disabled state `i`.
     pub fn state_disabled_by_driver(&self, i: usize) -> bool {
         i < STATE_MAX
-            && self.raw().states_usage[i].disable
-                & u64::from(bindings::CPUIDLE_STATE_DISABLED_BY_DRIVER)
-                != 0
+            && self.disable_bits(i) & u64::from(bindings::CPUIDLE_STATE_DISABLED_BY_DRIVER) != 0
     }
 
     /// How many times state `i` was entered.
     pub fn usage(&self, i: usize) -> u64 {
-        if i < STATE_MAX {
-            self.raw().states_usage[i].usage
-        } else {
-            0
+        if i >= STATE_MAX {
+            return 0;
+        }
+        // SAFETY: valid device, `i < STATE_MAX`; the counter is written by
+        // the device's CPU and read by sysfs without a lock: volatile load.
+        unsafe {
+            core::ptr::read_volatile(core::ptr::addr_of!((*self.as_raw()).states_usage[i].usage))
         }
     }
 
     /// Index of the state entered last, or a negative value.
     pub fn last_state_idx(&self) -> i32 {
-        self.raw().last_state_idx
+        // SAFETY: valid device; written only on its CPU or by its governor
+        // callbacks (type invariant), which do not run concurrently.
+        unsafe { (*self.as_raw()).last_state_idx }
     }
 
     /// Sets the index of the state entered last.
-    pub fn set_last_state_idx(&mut self, idx: i32) {
-        self.raw_mut().last_state_idx = idx;
+    pub fn set_last_state_idx(&self, idx: i32) {
+        // SAFETY: as in `last_state_idx()`; `Opaque` permits writes through
+        // a shared reference.
+        unsafe { (*self.as_raw()).last_state_idx = idx };
     }
 
     /// Idle time the core measured for the last state entered, in ns.
     pub fn last_residency_ns(&self) -> u64 {
-        self.raw().last_residency_ns
+        // SAFETY: valid device; written by the core on the device's CPU,
+        // which is the one running the governor callback.
+        unsafe { (*self.as_raw()).last_residency_ns }
     }
 
     /// Reads and clears the flag the polling state sets when it hit its
     /// time limit.
-    pub fn take_poll_time_limit(&mut self) -> bool {
-        let d = self.raw_mut();
-        let v = d.poll_time_limit() != 0;
-        d.set_poll_time_limit(0);
-        v
+    pub fn take_poll_time_limit(&self) -> bool {
+        let d = self.as_raw();
+        // SAFETY: valid device.  The bit shares its word with `registered`
+        // and `enabled`, which the core changes only with the device out of
+        // the idle loop, and is set by the polling state on this CPU: the
+        // same read-modify-write the C governors do.
+        unsafe {
+            let v = bindings::cpuidle_device::poll_time_limit_raw(d) != 0;
+            bindings::cpuidle_device::set_poll_time_limit_raw(d, 0);
+            v
+        }
     }
 }
 
@@ -783,7 +864,7 @@ impl Device {
 ///
 /// Only created by the governor trampolines, which the idle loop calls.
 pub struct IdleContext {
-    cpu: u32,
+    cpu: CpuId,
     _not_send: PhantomData<*mut ()>,
 }
 
@@ -802,7 +883,7 @@ impl IdleContext {
     /// QoS (`cpuidle_governor_latency_req()`).
     pub fn latency_req_ns(&self) -> i64 {
         // SAFETY: `cpu` is the current, online CPU (type invariant).
-        unsafe { bindings::cpuidle_governor_latency_req(self.cpu) }
+        unsafe { bindings::cpuidle_governor_latency_req(self.cpu.as_u32()) }
     }
 
     /// The sleep length (`tick_nohz_get_sleep_length()`).
@@ -843,6 +924,19 @@ pub const fn tick_nsec() -> i64 {
 }
 
 /// A cpuidle governor.
+///
+/// # Per-CPU data
+///
+/// Each CPU has its own [`Governor::CpuData`], allocated with
+/// `alloc_percpu()` when the governor registers (node-local, one per
+/// possible CPU, each initialised with `Default`), and handed to every
+/// callback as a `&mut` to the data of the device's CPU.  That is sound
+/// because the core calls a governor's callbacks for one device at a time:
+/// `select()` and `reflect()` from the idle loop of the device's CPU with
+/// IRQs off; `enable()` and `disable()` under the cpuidle lock with the
+/// device out of the idle loop (registration and unregistration,
+/// `cpuidle_pause_and_lock()`, and a governor switch, which uninstalls the
+/// idle handler and waits for the CPUs to leave it first).
 #[vtable]
 pub trait Governor: 'static {
     /// The governor's name (at most [`NAME_MAX`] bytes, checked at compile
@@ -850,25 +944,101 @@ pub trait Governor: 'static {
     const NAME: &'static CStr;
     /// Rating: the core picks the highest-rated governor by default.
     const RATING: u32;
+    /// What the governor keeps for each CPU (at most 32 KiB, checked at
+    /// compile time).  It is never dropped: a governor stays registered.
+    type CpuData: Default + Send;
+
+    /// The governor's static slot, declared next to it:
+    /// `static GOV: GovernorSlot<MyGov> = GovernorSlot::new();` (the
+    /// trampolines find the per-CPU data through it).
+    fn slot() -> &'static GovernorSlot<Self>
+    where
+        Self: Sized;
 
     /// Picks the state to enter on `dev`'s CPU; returns its index (clamped
     /// to the driver's states) and may set `*stop_tick` to false to keep
     /// the tick running.
-    fn select(ctx: &IdleContext, drv: &Driver, dev: &mut Device, stop_tick: &mut bool) -> usize;
+    fn select(
+        ctx: &IdleContext,
+        drv: &Driver,
+        dev: &Device,
+        data: &mut Self::CpuData,
+        stop_tick: &mut bool,
+    ) -> usize;
 
     /// Called after the CPU woke up from state `index`.
-    fn reflect(_ctx: &IdleContext, _dev: &mut Device, _index: usize) {
+    fn reflect(_ctx: &IdleContext, _dev: &Device, _data: &mut Self::CpuData, _index: usize) {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
 
     /// Called when the governor starts handling `dev`.
-    fn enable(_drv: &Driver, _dev: &mut Device) -> Result {
+    fn enable(_drv: &Driver, _dev: &Device, _data: &mut Self::CpuData) -> Result {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
 
     /// Called when the governor stops handling `dev`.
-    fn disable(_drv: &Driver, _dev: &mut Device) {
+    fn disable(_drv: &Driver, _dev: &Device, _data: &mut Self::CpuData) {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    }
+}
+
+/// The smallest unit `alloc_percpu()` serves (`PCPU_MIN_UNIT_SIZE`), the
+/// most it may be asked for.
+const PCPU_MIN_UNIT_SIZE: usize = 32 << 10;
+
+/// A governor's per-CPU allocation.
+///
+/// # Invariants
+///
+/// `0` is a `__percpu` pointer to a `D` for every possible CPU, each
+/// initialised; it is never freed.
+struct PerCpuData<D>(NonNull<D>);
+
+// SAFETY: the pointer is a per-CPU cookie; which CPU's data is accessed,
+// and when, is the business of the callbacks (see `Governor`), and
+// `D: Send` lets a CPU's data be set up on another CPU.
+unsafe impl<D: Send> Send for PerCpuData<D> {}
+// SAFETY: as above; sharing the cookie gives no access by itself.
+unsafe impl<D: Send> Sync for PerCpuData<D> {}
+
+impl<D: Default + Send> PerCpuData<D> {
+    /// Allocates and initialises the data of every possible CPU.
+    fn new() -> Result<Self> {
+        let size = core::mem::size_of::<D>().max(1);
+        // SAFETY: `size` is in `1..=PCPU_MIN_UNIT_SIZE` (checked at compile
+        // time by `GovernorSlot::new()`), the alignment a power of two.
+        let p = unsafe { bindings::__alloc_percpu(size, core::mem::align_of::<D>()) };
+        let p = NonNull::new(p.cast::<D>()).ok_or(ENOMEM)?;
+        for cpu in 0..crate::cpu::nr_cpu_ids() {
+            // SAFETY: `__cpu_possible_mask` is a valid, static mask.
+            let possible = unsafe { Cpumask::from_raw(&raw const bindings::__cpu_possible_mask) };
+            if !CpuId::from_u32(cpu).is_some_and(|c| possible.test(c)) {
+                continue;
+            }
+            // SAFETY: `p` is a per-CPU allocation of a `D` and `cpu` a
+            // possible CPU; nothing else knows `p` yet.
+            unsafe {
+                bindings::per_cpu_ptr(p.as_ptr().cast(), cpu)
+                    .cast::<D>()
+                    .write(D::default())
+            };
+        }
+        // INVARIANT: allocated and initialised for every possible CPU.
+        Ok(Self(p))
+    }
+
+    /// The data of `cpu`.
+    ///
+    /// # Safety
+    ///
+    /// `cpu` is a possible CPU, and the caller is a governor callback of
+    /// `cpu`'s device, so it is the only user of that data meanwhile (see
+    /// [`Governor`]) for the returned lifetime.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn get(&self, cpu: CpuId) -> &mut D {
+        // SAFETY: initialised for every possible CPU (type invariant);
+        // exclusive by the caller's contract.
+        unsafe { &mut *bindings::per_cpu_ptr(self.0.as_ptr().cast(), cpu.as_u32()).cast::<D>() }
     }
 }
 
@@ -882,20 +1052,30 @@ pub trait Governor: 'static {
 /// # Invariants
 ///
 /// The wrapped `cpuidle_governor` holds `T`'s name, rating and trampolines;
-/// after registration only the core touches it (under its lock).
-pub struct GovernorSlot<T: Governor>(Opaque<bindings::cpuidle_governor>, PhantomData<T>);
+/// after registration only the core touches it (under its lock).  `data` is
+/// set before the governor is handed to the core, so every callback finds
+/// it.
+pub struct GovernorSlot<T: Governor> {
+    gov: Opaque<bindings::cpuidle_governor>,
+    data: SetOnce<PerCpuData<T::CpuData>>,
+}
 
 // SAFETY: after registration the core owns the struct and serialises access
 // to it; the slot offers no method that reads or writes it besides
-// `register()`, which hands it to the core.
+// `register()`, which hands it to the core.  The per-CPU data is `Sync`.
 unsafe impl<T: Governor> Sync for GovernorSlot<T> {}
 
 impl<T: Governor> GovernorSlot<T> {
-    /// Creates the slot; fails to compile if `T::NAME` is too long.
+    /// Creates the slot; fails to compile if `T::NAME` is too long or
+    /// `T::CpuData` too large for a per-CPU allocation.
     pub const fn new() -> Self {
         assert!(
             T::NAME.to_bytes().len() <= NAME_MAX,
             "cpuidle governor name too long"
+        );
+        assert!(
+            core::mem::size_of::<T::CpuData>() <= PCPU_MIN_UNIT_SIZE,
+            "cpuidle governor per-CPU data too large"
         );
         // SAFETY: `cpuidle_governor` is plain C data (a list head, scalars,
         // function pointers) for which all-zeroes is a valid value.
@@ -918,95 +1098,128 @@ impl<T: Governor> GovernorSlot<T> {
         } else {
             None
         };
-        Self(Opaque::new(g), PhantomData)
+        Self {
+            gov: Opaque::new(g),
+            data: SetOnce::new(),
+        }
     }
 
-    /// Registers the governor with the cpuidle core.  To be called once,
-    /// from an initcall at postcore level or earlier (see the module docs
-    /// of the governor for why).  Returns `EEXIST` if a governor with this
-    /// name exists.
+    /// Allocates the per-CPU data and registers the governor with the
+    /// cpuidle core.  To be called once, from an initcall at postcore level
+    /// or earlier (see the module docs of the governor for why), on the
+    /// slot [`Governor::slot`] returns (else `EINVAL`).  Returns `EBUSY` if
+    /// called again, `ENOMEM` if the per-CPU data cannot be allocated,
+    /// `EEXIST` if a governor with this name exists.
     pub fn register(&'static self) -> Result {
-        // SAFETY: the slot is `'static` and fully initialised; the core
-        // takes it over.
-        to_result(unsafe { bindings::cpuidle_register_governor(self.0.get()) })
+        if !core::ptr::eq(self, T::slot()) {
+            return Err(EINVAL);
+        }
+        if self.data.as_ref().is_some() || !self.data.populate(PerCpuData::new()?) {
+            // A losing concurrent caller's allocation is leaked, as a
+            // registered governor's is; registering is an initcall's job.
+            return Err(EBUSY);
+        }
+        // SAFETY: the slot is `'static` and fully initialised, its per-CPU
+        // data set; the core takes it over.
+        to_result(unsafe { bindings::cpuidle_register_governor(self.gov.get()) })
+    }
+
+    /// The per-CPU data of `dev`'s CPU.
+    ///
+    /// # Safety
+    ///
+    /// Only called by a callback of `T` for `dev`, and the result only used
+    /// during it.
+    #[allow(clippy::mut_from_ref)]
+    /// Always `Some`: the core calls `T`'s callbacks only after
+    /// `register()` set the data of `T::slot()`, the only slot it accepts.
+    unsafe fn data_of<'a>(dev: &Device) -> Option<&'a mut T::CpuData> {
+        let data = T::slot().data.as_ref()?;
+        // SAFETY: a device's CPU is a possible CPU; exclusive by the
+        // callback contract (see `Governor`).
+        Some(unsafe { data.get(dev.cpu()) })
     }
 
     /// # Safety
     ///
     /// Only called by the cpuidle core, with valid pointers to a registered
-    /// driver and device (and the idle loop's `stop_tick`), on the device's
-    /// CPU or with the device out of use.
+    /// driver and device (and the idle loop's `stop_tick`), from the idle
+    /// loop of the device's CPU.
     unsafe extern "C" fn select_callback(
         drv: *mut bindings::cpuidle_driver,
         dev: *mut bindings::cpuidle_device,
         stop_tick: *mut bool,
     ) -> c_int {
         // SAFETY: the idle loop passes the current CPU's registered driver
-        // and device, used only by this CPU during the call.
+        // and device.
         let (drv, dev) = unsafe { (Driver::from_raw(drv), Device::from_raw(dev)) };
         // SAFETY: `stop_tick` points to the idle loop's local variable.
         let stop = unsafe { &mut *stop_tick };
+        // SAFETY: a callback of `T` for `dev`.
+        let Some(data) = (unsafe { Self::data_of(dev) }) else {
+            *stop = false;
+            return 0;
+        };
         // INVARIANT: called by the idle loop of `dev`'s CPU.
         let ctx = IdleContext {
             cpu: dev.cpu(),
             _not_send: PhantomData,
         };
-        let idx = T::select(&ctx, drv, dev, stop);
+        let idx = T::select(&ctx, drv, dev, data, stop);
         idx.min(drv.state_count() - 1) as c_int
     }
 
     /// # Safety
     ///
-    /// Only called by the cpuidle core, with valid pointers to a registered
-    /// driver and device (and the idle loop's `stop_tick`), on the device's
-    /// CPU or with the device out of use.
+    /// Only called by the cpuidle core, with a valid pointer to a registered
+    /// device, from the idle loop of the device's CPU.
     unsafe extern "C" fn reflect_callback(dev: *mut bindings::cpuidle_device, index: c_int) {
         // SAFETY: as in `select_callback()`.
         let dev = unsafe { Device::from_raw(dev) };
+        // SAFETY: a callback of `T` for `dev`.
+        let Some(data) = (unsafe { Self::data_of(dev) }) else {
+            return;
+        };
         // INVARIANT: called by the idle loop of `dev`'s CPU.
         let ctx = IdleContext {
             cpu: dev.cpu(),
             _not_send: PhantomData,
         };
-        T::reflect(&ctx, dev, index.max(0) as usize)
+        T::reflect(&ctx, dev, data, index.max(0) as usize)
     }
 
     /// # Safety
     ///
     /// Only called by the cpuidle core, with valid pointers to a registered
-    /// driver and device (and the idle loop's `stop_tick`), on the device's
-    /// CPU or with the device out of use.
+    /// driver and a device it is enabling under the cpuidle lock.
     unsafe extern "C" fn enable_callback(
         drv: *mut bindings::cpuidle_driver,
         dev: *mut bindings::cpuidle_device,
     ) -> c_int {
-        // SAFETY: the core passes a registered driver and a device it is
-        // enabling under the cpuidle lock.
+        // SAFETY: guaranteed by the caller.
         let (drv, dev) = unsafe { (Driver::from_raw(drv), Device::from_raw(dev)) };
-        match T::enable(drv, dev) {
-            Ok(()) => 0,
-            Err(e) => e.to_errno(),
-        }
+        from_result(|| {
+            // SAFETY: a callback of `T` for `dev`.
+            let data = unsafe { Self::data_of(dev) }.ok_or(EINVAL)?;
+            T::enable(drv, dev, data)?;
+            Ok(0)
+        })
     }
 
     /// # Safety
     ///
     /// Only called by the cpuidle core, with valid pointers to a registered
-    /// driver and device (and the idle loop's `stop_tick`), on the device's
-    /// CPU or with the device out of use.
+    /// driver and a device it is disabling under the cpuidle lock.
     unsafe extern "C" fn disable_callback(
         drv: *mut bindings::cpuidle_driver,
         dev: *mut bindings::cpuidle_device,
     ) {
         // SAFETY: as in `enable_callback()`.
         let (drv, dev) = unsafe { (Driver::from_raw(drv), Device::from_raw(dev)) };
-        T::disable(drv, dev)
-    }
-}
-
-impl<T: Governor> Default for GovernorSlot<T> {
-    fn default() -> Self {
-        Self::new()
+        // SAFETY: a callback of `T` for `dev`.
+        if let Some(data) = unsafe { Self::data_of(dev) } {
+            T::disable(drv, dev, data)
+        }
     }
 }
 

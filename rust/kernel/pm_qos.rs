@@ -14,6 +14,7 @@
 
 use crate::{
     bindings,
+    cpu::CpuId,
     error::{code::*, to_result, Result},
     prelude::*,
     types::Opaque,
@@ -96,10 +97,10 @@ impl Drop for CpuLatencyRequest {
     }
 }
 
-fn cpu_device(cpu: u32) -> Result<*mut bindings::device> {
+fn cpu_device(cpu: CpuId) -> Result<*mut bindings::device> {
     // SAFETY: `get_cpu_device()` checks `cpu` and returns NULL for CPUs
     // without a device.
-    let dev = unsafe { bindings::get_cpu_device(cpu) };
+    let dev = unsafe { bindings::get_cpu_device(cpu.as_u32()) };
     if dev.is_null() {
         Err(ENODEV)
     } else {
@@ -109,7 +110,7 @@ fn cpu_device(cpu: u32) -> Result<*mut bindings::device> {
 
 /// The effective resume latency limit of `cpu`'s device in microseconds,
 /// [`NO_CONSTRAINT`] if there is none (`dev_pm_qos_raw_resume_latency()`).
-pub fn resume_latency_us(cpu: u32) -> Result<i32> {
+pub fn resume_latency_us(cpu: CpuId) -> Result<i32> {
     let dev = cpu_device(cpu)?;
     // SAFETY: `dev` is a CPU device, which is never freed.
     Ok(unsafe { bindings::dev_pm_qos_raw_resume_latency(dev) })
@@ -123,7 +124,7 @@ pub fn resume_latency_us(cpu: u32) -> Result<i32> {
 /// `cpu` and stays there until `drop()` removes it; it never moves.
 pub struct ResumeLatencyRequest {
     req: Pin<KBox<Opaque<bindings::dev_pm_qos_request>>>,
-    cpu: u32,
+    cpu: CpuId,
 }
 
 // SAFETY: requests may be updated and removed from any (sleepable) thread.
@@ -135,7 +136,7 @@ impl ResumeLatencyRequest {
     /// Requests that `cpu` resume within `latency_us` microseconds (0: as
     /// fast as possible).  May sleep.  `ENODEV` for a CPU without a
     /// device, `EINVAL` for a negative latency.
-    pub fn new(cpu: u32, latency_us: i32) -> Result<Self> {
+    pub fn new(cpu: CpuId, latency_us: i32) -> Result<Self> {
         if latency_us < 0 {
             return Err(EINVAL);
         }
@@ -158,7 +159,7 @@ impl ResumeLatencyRequest {
     }
 
     /// The CPU this request applies to.
-    pub fn cpu(&self) -> u32 {
+    pub fn cpu(&self) -> CpuId {
         self.cpu
     }
 
@@ -202,26 +203,27 @@ mod tests {
 
     #[test]
     fn resume_latency_request_is_per_cpu() {
-        let cpu0_before = resume_latency_us(0);
+        let (Some(cpu0), cpu1) = (CpuId::from_u32(0), CpuId::from_u32(1)) else {
+            unreachable!()
+        };
+        let cpu0_before = resume_latency_us(cpu0);
         assert!(cpu0_before.is_ok());
         let cpu0_before = cpu0_before.unwrap_or(0);
-        let req = ResumeLatencyRequest::new(0, 11);
+        let req = ResumeLatencyRequest::new(cpu0, 11);
         assert!(req.is_ok());
         let mut req = req.unwrap_or_else(|_| unreachable!());
-        assert_eq!(req.cpu(), 0);
-        assert_eq!(resume_latency_us(0), Ok(cpu0_before.min(11)));
+        assert_eq!(req.cpu(), cpu0);
+        assert_eq!(resume_latency_us(cpu0), Ok(cpu0_before.min(11)));
         // SAFETY: reading an aggregate for an online CPU.
         let gov = unsafe { bindings::cpuidle_governor_latency_req(0) };
         assert!(gov <= 11_000);
         assert_eq!(req.update(5), Ok(()));
-        assert_eq!(resume_latency_us(0), Ok(cpu0_before.min(5)));
-        // SAFETY: `nr_cpu_ids` is set at boot and only read here.
-        if unsafe { bindings::nr_cpu_ids } > 1 {
-            assert_eq!(resume_latency_us(1), Ok(NO_CONSTRAINT));
+        assert_eq!(resume_latency_us(cpu0), Ok(cpu0_before.min(5)));
+        if let Some(cpu1) = cpu1 {
+            assert_eq!(resume_latency_us(cpu1), Ok(NO_CONSTRAINT));
         }
         drop(req);
-        assert_eq!(resume_latency_us(0), Ok(cpu0_before));
-        assert_eq!(ResumeLatencyRequest::new(u32::MAX, 1).err(), Some(ENODEV));
-        assert_eq!(ResumeLatencyRequest::new(0, -1).err(), Some(EINVAL));
+        assert_eq!(resume_latency_us(cpu0), Ok(cpu0_before));
+        assert_eq!(ResumeLatencyRequest::new(cpu0, -1).err(), Some(EINVAL));
     }
 }

@@ -12,7 +12,7 @@
 //! insmod rust_pm_qos_cpu.ko cpu=1 latency_us=20
 //! ```
 
-use kernel::{pm_qos::ResumeLatencyRequest, prelude::*};
+use kernel::{cpu::CpuId, pm_qos::ResumeLatencyRequest, prelude::*};
 
 module! {
     type: PmQosCpu,
@@ -44,7 +44,11 @@ impl kernel::Module for PmQosCpu {
             pr_err!("latency_us={latency}: must be >= 0\n");
             return Err(EINVAL);
         }
-        let req = ResumeLatencyRequest::new(cpu, latency).inspect_err(|e| {
+        let Some(id) = CpuId::from_u32(cpu) else {
+            pr_err!("cpu={cpu}: no such CPU\n");
+            return Err(ENODEV);
+        };
+        let req = ResumeLatencyRequest::new(id, latency).inspect_err(|e| {
             pr_err!("cpu={cpu}: cannot add a resume latency request ({e:?})\n");
         })?;
         pr_info!("cpu{cpu}: resume latency limited to {latency} us\n");
@@ -54,6 +58,9 @@ impl kernel::Module for PmQosCpu {
 
 impl Drop for PmQosCpu {
     fn drop(&mut self) {
-        pr_info!("cpu{}: resume latency limit removed\n", self._req.cpu());
+        pr_info!(
+            "cpu{}: resume latency limit removed\n",
+            self._req.cpu().as_u32()
+        );
     }
 }

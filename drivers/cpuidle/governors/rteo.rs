@@ -6,10 +6,9 @@
 //! the host tests and the parity harness); this file only connects it to
 //! the cpuidle core through `kernel::cpuidle`:
 //!
-//! - per-CPU state lives in a static array indexed by CPU number, touched
-//!   only by that CPU's idle loop (`select`/`reflect`, IRQs off) or while
-//!   the governor is being enabled on the CPU (its device is not in use),
-//!   so it needs no lock;
+//! - per-CPU state is the governor's [`Governor::CpuData`], which the
+//!   abstraction allocates per CPU and hands to each callback for the
+//!   device's CPU alone, so it needs no lock;
 //! - nothing here allocates, sleeps or prints in `select`/`reflect`;
 //! - registration happens from the postcore initcall in `rteo_init.c`,
 //!   which also holds the `rteo.parity` parameter (rteo runs the core in
@@ -18,9 +17,8 @@
 //!   (`rteo.record`, debugfs `rteo/trace`) that feeds the simulator's
 //!   corpus.
 
-use core::cell::UnsafeCell;
 use kernel::{
-    bindings, c_str,
+    c_str,
     cpuidle::{self, Device, Driver, Governor, GovernorSlot, IdleContext},
     prelude::*,
 };
@@ -33,8 +31,6 @@ use rteo_core::{rule, Decision, Env, Mode, SleepLength, State, Teo, STATE_MAX};
 // The core restates CPUIDLE_STATE_MAX for its host build: tie it to the
 // bindings here.
 const _: () = assert!(STATE_MAX == kernel::cpuidle::STATE_MAX);
-
-const NR_CPUS: usize = bindings::NR_CPUS as usize;
 
 /// Prefix of this object's log messages (what `module!` defines for modules).
 const __LOG_PREFIX: &[u8] = b"rteo\0";
@@ -77,37 +73,16 @@ impl Slot {
     };
 }
 
-/// Per-CPU governor data.
-///
-/// # Invariants
-///
-/// Slot `n` is only accessed by CPU `n`'s idle loop or by the core while it
-/// enables the governor on CPU `n` with that CPU's device out of use.
-struct PerCpu([UnsafeCell<Slot>; NR_CPUS]);
-
-// SAFETY: by the type invariant each slot has a single user at a time.
-unsafe impl Sync for PerCpu {}
-
-static DATA: PerCpu = PerCpu([const { UnsafeCell::new(Slot::ZERO) }; NR_CPUS]);
-
-impl PerCpu {
-    /// # Safety
-    ///
-    /// The caller must be the only user of slot `cpu` for the returned
-    /// lifetime (see the type invariant).
-    // A shared reference to the array hands out one CPU's slot mutably: the
-    // exclusivity comes from the caller's context, as for `this_cpu_ptr()`.
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn get(&self, cpu: u32) -> Option<&mut Slot> {
-        // SAFETY: exclusivity guaranteed by the caller.
-        self.0.get(cpu as usize).map(|c| unsafe { &mut *c.get() })
+impl Default for Slot {
+    fn default() -> Self {
+        Slot::ZERO
     }
 }
 
 /// [`Env`] over the cpuidle abstractions, for one `select()` call.
 struct KernelEnv<'a> {
     ctx: &'a IdleContext,
-    dev: &'a mut Device,
+    dev: &'a Device,
     /// The CPU's driver states ([`Slot::states`]).
     states: &'a [State],
     latency_req_ns: i64,
@@ -116,7 +91,7 @@ struct KernelEnv<'a> {
 }
 
 impl<'a> KernelEnv<'a> {
-    fn new(ctx: &'a IdleContext, states: &'a [State], dev: &'a mut Device) -> Self {
+    fn new(ctx: &'a IdleContext, states: &'a [State], dev: &'a Device) -> Self {
         Self {
             latency_req_ns: ctx.latency_req_ns(),
             ctx,
@@ -174,18 +149,24 @@ impl Governor for Rteo {
     // Below teo (19) and menu (20): rteo is chosen explicitly.
     const RATING: u32 = 18;
 
-    fn select(ctx: &IdleContext, _drv: &Driver, dev: &mut Device, stop_tick: &mut bool) -> usize {
-        let cpu = dev.cpu();
-        // SAFETY: we run in `cpu`'s idle loop (type invariant of `PerCpu`).
-        let Some(Slot {
+    type CpuData = Slot;
+
+    fn slot() -> &'static GovernorSlot<Self> {
+        &GOVERNOR
+    }
+
+    fn select(
+        ctx: &IdleContext,
+        _drv: &Driver,
+        dev: &Device,
+        slot: &mut Slot,
+        stop_tick: &mut bool,
+    ) -> usize {
+        let Slot {
             teo: data,
             states,
             count,
-        }) = (unsafe { DATA.get(cpu) })
-        else {
-            *stop_tick = false;
-            return 0;
-        };
+        } = slot;
         let last_idx = dev.last_state_idx();
         let mut env = KernelEnv::new(ctx, &states[..*count], dev);
         let d = data.select(&mut env);
@@ -200,17 +181,12 @@ impl Governor for Rteo {
         d.idx
     }
 
-    fn reflect(ctx: &IdleContext, dev: &mut Device, index: usize) {
-        // SAFETY: we run in the CPU's idle loop (type invariant of `PerCpu`).
-        if let Some(slot) = unsafe { DATA.get(dev.cpu()) } {
-            slot.teo.reflect(ctx.got_tick());
-        }
+    fn reflect(ctx: &IdleContext, dev: &Device, slot: &mut Slot, index: usize) {
+        slot.teo.reflect(ctx.got_tick());
         dev.set_last_state_idx(index as i32);
     }
 
-    fn enable(drv: &Driver, dev: &mut Device) -> Result {
-        // SAFETY: the core enables the governor on a device not in use.
-        let slot = unsafe { DATA.get(dev.cpu()) }.ok_or(EINVAL)?;
+    fn enable(drv: &Driver, _dev: &Device, slot: &mut Slot) -> Result {
         slot.count = drv.state_count().min(STATE_MAX);
         for (i, s) in slot.states.iter_mut().enumerate().take(slot.count) {
             let d = drv.state(i);

@@ -110,8 +110,9 @@ pub struct Decision {
     pub stop_tick: bool,
 }
 
-/// The rules of [`Mode::Default`], one bit each (`Documentation/rteo.md`,
-/// "Default mode", numbers them in this order).
+/// The rules of [`Mode::Default`], one bit each
+/// (`Documentation/admin-guide/pm/rteo.rst`, "Default mode", numbers them in
+/// this order).
 pub mod rule {
     /// 1: no polling after two polling slices in a row ran out of time.
     pub const POLL_CASCADE: u32 = 1 << 0;
@@ -138,7 +139,8 @@ pub mod rule {
 pub enum Mode {
     /// Exactly teo.c's decisions (what the parity harness checks).
     Parity,
-    /// rteo's own refinements on top of teo (see `Documentation/rteo.md`).
+    /// rteo's own refinements on top of teo (see
+    /// `Documentation/admin-guide/pm/rteo.rst`).
     Default,
 }
 
@@ -218,6 +220,28 @@ impl Default for Teo {
     }
 }
 
+/// What `select()` learns from teo's scan of the states, carried between
+/// its steps.
+#[derive(Clone, Copy, Debug)]
+struct Scan {
+    /// The first enabled state.
+    idx0: usize,
+    /// The candidate: the deepest enabled state, until a step picks a
+    /// shallower one.
+    idx: usize,
+    /// The deepest enabled state within the PM QoS limit (0 if none above
+    /// state 0 is).
+    constraint_idx: usize,
+    /// Intercepts in the bins below the candidate.
+    idx_intercept_sum: u32,
+    /// Hits in the bins below the candidate.
+    idx_hit_sum: u32,
+    /// The bin with the most intercepts (the deepest of equals) of all but
+    /// the last state, or of those below the candidate after rule 4 moved
+    /// it; -1 if none.
+    intercept_max_idx: isize,
+}
+
 fn decay(metric: &mut u32) {
     let delta = *metric >> DECAY_SHIFT;
     if delta != 0 {
@@ -254,17 +278,8 @@ impl Teo {
         } else {
             0
         };
-        // Default mode: a polling slice that ran out of time is the start
-        // of an idle period that goes on, not an idle period of its own
-        // (teo counts it as a hit on the timer, and the rest of the idle as
-        // a short intercept in the shallowest bin, so a 30 us wait with a
-        // 20 us slice never shows up as the 30 us it was).  Keep its time
-        // and account the whole period when it ends.
         if self.on(rule::POLL_CARRY) && poll_timed_out {
-            self.poll_carry_ns = self
-                .poll_carry_ns
-                .saturating_add(env.last_residency_ns() as i64);
-            self.last_measured_ns = i64::MAX;
+            self.rule_poll_carry(env);
             return;
         }
         let carry = core::mem::take(&mut self.poll_carry_ns);
@@ -311,17 +326,7 @@ impl Teo {
         decay(&mut self.total_tick);
         if self.tick_wakeup {
             self.total_tick = self.total_tick.wrapping_add(PULSE);
-            // Default mode: the tick cut short a sleep whose timer was
-            // known and still ahead.  That is the tick's doing (it was
-            // kept by the last decision), not an intercept: the timer
-            // would have ended the period, so count a hit for it.  teo
-            // counts an intercept once tick intercepts are frequent, which
-            // keeps the tick and a shallow state chosen, period after
-            // period.
-            if self.on(rule::TICK_CUT_HIT)
-                && self.sleep_length_ns != KTIME_MAX
-                && self.sleep_length_ns > measured_ns
-            {
+            if self.on(rule::TICK_CUT_HIT) && self.rule_tick_cut_hit(measured_ns) {
                 let b = &mut self.state_bins[idx_timer];
                 b.hits = b.hits.wrapping_add(PULSE);
                 return;
@@ -358,6 +363,30 @@ impl Teo {
         }
     }
 
+    /// Rule 6 ([`rule::POLL_CARRY`]), when the polling slice ran out of
+    /// time: it is the start of an idle period that goes on, not an idle
+    /// period of its own (teo counts it as a hit on the timer, and the rest
+    /// of the idle as a short intercept in the shallowest bin, so a 30 us
+    /// wait with a 20 us slice never shows up as the 30 us it was).  Keep
+    /// its time and account the whole period when it ends.
+    fn rule_poll_carry<E: Env>(&mut self, env: &E) {
+        self.poll_carry_ns = self
+            .poll_carry_ns
+            .saturating_add(env.last_residency_ns() as i64);
+        self.last_measured_ns = i64::MAX;
+    }
+
+    /// Rule 3 ([`rule::TICK_CUT_HIT`]), when the tick woke the CPU after
+    /// `measured_ns` of idle: whether it cut short a sleep whose timer was
+    /// known and still ahead.  That is the tick's doing (it was kept by the
+    /// last decision), not an intercept: the timer would have ended the
+    /// period, so count a hit for it.  teo counts an intercept once tick
+    /// intercepts are frequent, which keeps the tick and a shallow state
+    /// chosen, period after period.
+    fn rule_tick_cut_hit(&self, measured_ns: i64) -> bool {
+        self.sleep_length_ns != KTIME_MAX && self.sleep_length_ns > measured_ns
+    }
+
     /// The deepest enabled state shallower than `idx` whose target residency
     /// fits `duration_ns`, or the shallowest enabled one below `idx`
     /// (`teo_find_shallower_state()`).
@@ -380,17 +409,131 @@ impl Teo {
     pub fn select<E: Env>(&mut self, env: &mut E) -> Decision {
         let d = self.select_inner(env);
         if self.on(rule::POLL_CASCADE) && self.poll_timeouts >= 2 {
-            return Self::no_poll_after_timeout(env, d);
+            return Self::rule_poll_cascade(env, d);
         }
         d
     }
 
-    /// `teo_select()`, with the rules of [`Mode::Default`] that act inside it.
+    /// `teo_select()` step by step, with the rules of [`Mode::Default`]
+    /// that act inside it.
     fn select_inner<E: Env>(&mut self, env: &mut E) -> Decision {
         let latency_req = env.latency_req_ns();
         let tick_nsec = env.tick_nsec();
         let tick_stopped = env.tick_stopped();
-        let mut delta_tick: i64 = tick_nsec / 2;
+
+        // update metrics
+        if env.last_state_idx() >= 0 {
+            self.update(env);
+            env.set_last_state_idx(-1);
+        }
+        // Unknown until asked; a wakeup then counts as an intercept.
+        self.sleep_length_ns = KTIME_MAX;
+
+        // scan states: candidate, constraint, sums
+        let Some(mut scan) = self.scan(env, latency_req) else {
+            // No states enabled: state 0 it is, with the tick running.
+            return Decision {
+                idx: 0,
+                stop_tick: false,
+            };
+        };
+        if self.on(rule::LONG_TICK_WAKEUP) && self.tick_woke_long_idle(tick_nsec) {
+            return self.rule_long_tick_wakeup(env, &scan, tick_nsec, tick_stopped);
+        }
+
+        // only one state enabled: use it, but keep the tick if it is shallow
+        if scan.idx == scan.idx0 {
+            let duration_ns = env.states()[scan.idx].target_residency_ns;
+            return Self::stop_tick_or_fit_next_tick(
+                env,
+                scan.idx0,
+                scan.idx,
+                duration_ns,
+                tick_nsec / 2,
+                tick_nsec,
+                tick_stopped,
+            );
+        }
+
+        // intercepts outweigh hits: shallower candidate
+        let mut early_sleep = None;
+        if self.on(rule::TIMER_CANDIDATE) && self.intercepts_outweigh_hits(&scan) {
+            early_sleep = Some(self.rule_timer_candidate(env, &mut scan));
+        }
+        if self.intercepts_outweigh_hits(&scan) {
+            scan.idx = if self.on(rule::LIKELIEST) {
+                self.rule_likeliest(env, &scan)
+            } else {
+                self.shallower_candidate(env, &scan)
+            };
+        }
+
+        // QoS cap
+        let mut idx = scan.idx.min(scan.constraint_idx);
+
+        // skip the sleep length for a shallow tick-kept candidate
+        if !tick_stopped && self.skips_sleep_length(env, idx, latency_req) {
+            return Decision {
+                idx,
+                stop_tick: false,
+            };
+        }
+        let sl = match early_sleep {
+            Some(sl) => sl,
+            None => env.sleep_length(),
+        };
+        let d = sl.duration_ns;
+        self.sleep_length_ns = d;
+
+        // tick stopped + far timer: do not get stuck in a shallow state
+        if tick_stopped && d > 2 * tick_nsec && env.states()[idx].target_residency_ns < tick_nsec {
+            return Decision {
+                idx: Self::deepest_fitting(env, idx, scan.constraint_idx, d),
+                stop_tick: true,
+            };
+        }
+
+        // state 0: keep the tick (see rule_deepest_stops_tick() for when not)
+        if idx == 0 {
+            let stop_tick = self.on(rule::DEEPEST_STOPS_TICK)
+                && Self::rule_deepest_stops_tick(&scan, idx)
+                && !env.states()[0].polling
+                && d >= tick_nsec;
+            return Decision { idx, stop_tick };
+        }
+
+        // fit the sleep length
+        if env.states()[idx].target_residency_ns > d {
+            idx = Self::find_shallower_state(env, idx, d);
+        }
+
+        // intercepts within a tick keep it: expect half a tick of idle
+        // (see rule_deepest_stops_tick() for when not)
+        let mut duration_ns = d;
+        if env.states()[idx].target_residency_ns < tick_nsec
+            && 3u32.wrapping_mul(self.tick_intercepts) >= 2u32.wrapping_mul(self.total)
+            && !(self.on(rule::DEEPEST_STOPS_TICK) && Self::rule_deepest_stops_tick(&scan, idx))
+        {
+            duration_ns = tick_nsec / 2;
+        }
+
+        // stop the tick or fit the next tick
+        Self::stop_tick_or_fit_next_tick(
+            env,
+            scan.idx0,
+            idx,
+            duration_ns,
+            sl.delta_tick_ns,
+            tick_nsec,
+            tick_stopped,
+        )
+    }
+
+    /// teo's scan of the states: the candidate is the deepest enabled
+    /// state, `constraint_idx` the deepest one within the PM QoS limit
+    /// `latency_req`, and the sums are over the bins below the candidate.
+    /// `None` if no state is enabled.
+    fn scan<E: Env>(&self, env: &E, latency_req: i64) -> Option<Scan> {
         let mut idx_intercept_sum: u32 = 0;
         let mut intercept_sum: u32 = 0;
         let mut intercept_max: u32 = 0;
@@ -399,21 +542,11 @@ impl Teo {
         let mut intercept_max_idx: isize = -1;
         let mut constraint_idx: usize = 0;
         let mut idx0: usize = 0;
-        let mut idx: isize = -1;
-        let mut early_sleep: Option<SleepLength> = None;
-
-        if env.last_state_idx() >= 0 {
-            self.update(env);
-            env.set_last_state_idx(-1);
-        }
-
-        // Unknown until asked; a wakeup then counts as an intercept.
-        self.sleep_length_ns = KTIME_MAX;
+        let mut idx: Option<usize> = None;
 
         if !env.disabled(0) {
-            idx = 0;
+            idx = Some(0);
         }
-
         let count = env.states().len();
         for i in 1..count {
             let prev = self.state_bins[i - 1];
@@ -426,185 +559,95 @@ impl Teo {
             if env.disabled(i) {
                 continue;
             }
-            if idx < 0 {
+            if idx.is_none() {
                 idx0 = i; // first enabled state
             }
-            idx = i as isize;
+            idx = Some(i);
             if env.states()[i].exit_latency_ns <= latency_req {
                 constraint_idx = i;
             }
             idx_intercept_sum = intercept_sum;
             idx_hit_sum = hit_sum;
         }
+        Some(Scan {
+            idx0,
+            idx: idx?,
+            constraint_idx,
+            idx_intercept_sum,
+            idx_hit_sum,
+            intercept_max_idx,
+        })
+    }
 
-        if idx < 0 {
-            // No states enabled: state 0 it is, with the tick running.
-            return Decision {
-                idx: 0,
-                stop_tick: false,
-            };
+    /// Intercepts below the candidate outweigh hits and intercepts at or
+    /// above it.
+    fn intercepts_outweigh_hits(&self, scan: &Scan) -> bool {
+        2u32.wrapping_mul(scan.idx_intercept_sum) > self.total.wrapping_sub(scan.idx_hit_sum)
+    }
+
+    /// teo's shallower candidate when intercepts outweigh hits: the
+    /// deepest enabled state below the candidate with more than half of
+    /// the intercepts below the candidate at or above it (a median), and
+    /// not deeper than the bin with the most intercepts; or the shallowest
+    /// enabled state.
+    fn shallower_candidate<E: Env>(&self, env: &E, scan: &Scan) -> usize {
+        let Scan {
+            idx0,
+            mut idx,
+            idx_intercept_sum,
+            intercept_max_idx,
+            ..
+        } = *scan;
+        let mut sum: u32 = 0;
+        let mut i = idx as isize - 1;
+        while i >= idx0 as isize {
+            let iu = i as usize;
+            sum = sum.wrapping_add(self.state_bins[iu].intercepts);
+            if !env.disabled(iu) {
+                idx = iu;
+                if 2u32.wrapping_mul(sum) > idx_intercept_sum && i <= intercept_max_idx {
+                    break;
+                }
+            }
+            i -= 1;
         }
-        let mut idx = idx as usize;
+        idx
+    }
 
-        if self.on(rule::LONG_TICK_WAKEUP) && self.tick_woke_long_idle(tick_nsec) {
-            return self.select_by_sleep_length(env, idx0, constraint_idx, tick_stopped);
-        }
-        let duration_ns: i64;
+    /// Whether the shallow candidate `idx` (state 0 or one below
+    /// [`RESIDENCY_THRESHOLD_NS`]) may be taken with the tick running
+    /// without asking for the sleep length: teo does so when short idles
+    /// dominate or the PM QoS limit `latency_req` is tight.
+    ///
+    /// Rule 7 ([`rule::QOS_SLEEP_LENGTH`]): a tight QoS limit alone does
+    /// not make the idle short; keeping the tick through a long idle wakes
+    /// the CPU at every tick, so look at the sleep length for the tick.
+    fn skips_sleep_length<E: Env>(&self, env: &E, idx: usize, latency_req: i64) -> bool {
+        let short = 2u32.wrapping_mul(self.short_idles) >= self.total;
+        (idx == 0 || env.states()[idx].target_residency_ns < RESIDENCY_THRESHOLD_NS)
+            && (short || (latency_req < LATENCY_THRESHOLD_NS && !self.on(rule::QOS_SLEEP_LENGTH)))
+    }
 
-        'end: {
-            if idx == idx0 {
-                // Only one state enabled: use it, but keep the tick if it is
-                // shallow.
-                duration_ns = env.states()[idx].target_residency_ns;
-                break 'end;
-            }
-
-            // Default mode: teo weighs the intercepts below the deepest
-            // state against the events at or above it, so when the sleep
-            // length rules the deepest state out, every intercept tips the
-            // scale (hits on the state the timer allows count for nothing)
-            // and a periodic timer with a few early interrupts keeps
-            // getting a shallower state than its hits ask for.  Before
-            // looking for a shallower state, take the deepest state the
-            // sleep length allows as the candidate and weigh again.
-            if self.on(rule::TIMER_CANDIDATE)
-                && 2u32.wrapping_mul(idx_intercept_sum) > self.total.wrapping_sub(idx_hit_sum)
-            {
-                let sl = env.sleep_length();
-                early_sleep = Some(sl);
-                let states = env.states();
-                let mut c = idx;
-                while c > idx0
-                    && (env.disabled(c) || states[c].target_residency_ns > sl.duration_ns)
-                {
-                    c -= 1;
-                }
-                if c < idx {
-                    idx = c;
-                    idx_intercept_sum = 0;
-                    idx_hit_sum = 0;
-                    intercept_max = 0;
-                    intercept_max_idx = -1;
-                    for (i, b) in self.state_bins.iter().enumerate().take(c) {
-                        idx_intercept_sum = idx_intercept_sum.wrapping_add(b.intercepts);
-                        idx_hit_sum = idx_hit_sum.wrapping_add(b.hits);
-                        if b.intercepts >= intercept_max {
-                            intercept_max = b.intercepts;
-                            intercept_max_idx = i as isize;
-                        }
-                    }
-                }
-            }
-
-            // Intercepts below the candidate outweigh hits and intercepts at
-            // or above it: look for a shallower state.
-            if self.on(rule::LIKELIEST)
-                && 2u32.wrapping_mul(idx_intercept_sum) > self.total.wrapping_sub(idx_hit_sum)
-            {
-                idx = self.likeliest_state(env, idx0, idx, idx_intercept_sum, idx_hit_sum);
-            } else if 2u32.wrapping_mul(idx_intercept_sum) > self.total.wrapping_sub(idx_hit_sum) {
-                let mut sum: u32 = 0;
-                let mut i = idx as isize - 1;
-                while i >= idx0 as isize {
-                    let iu = i as usize;
-                    sum = sum.wrapping_add(self.state_bins[iu].intercepts);
-                    if !env.disabled(iu) {
-                        idx = iu;
-                        if 2u32.wrapping_mul(sum) > idx_intercept_sum && i <= intercept_max_idx {
-                            break;
-                        }
-                    }
-                    i -= 1;
-                }
-            }
-
-            if idx > constraint_idx {
-                idx = constraint_idx;
-            }
-
-            // Shallow candidate with the tick running: skip the sleep
-            // length when short idles dominate or the QoS limit is tight.
-            // Default mode: a tight QoS limit alone does not make the idle
-            // short; keeping the tick through a long idle wakes the CPU at
-            // every tick, so look at the sleep length for the tick.
-            let short = 2u32.wrapping_mul(self.short_idles) >= self.total;
-            if !tick_stopped
-                && (idx == 0 || env.states()[idx].target_residency_ns < RESIDENCY_THRESHOLD_NS)
-                && (short
-                    || (latency_req < LATENCY_THRESHOLD_NS && !self.on(rule::QOS_SLEEP_LENGTH)))
-            {
-                return Decision {
-                    idx,
-                    stop_tick: false,
-                };
-            }
-
-            let sl = match early_sleep {
-                Some(sl) => sl,
-                None => env.sleep_length(),
-            };
-            let mut d = sl.duration_ns;
-            delta_tick = sl.delta_tick_ns;
-            self.sleep_length_ns = d;
-
-            // Tick stopped and the next timer far away: do not get stuck in
-            // a shallow state.
-            if tick_stopped
-                && d > 2 * tick_nsec
-                && env.states()[idx].target_residency_ns < tick_nsec
-            {
-                let mut i = constraint_idx;
-                while i > idx {
-                    if !env.disabled(i) && env.states()[i].target_residency_ns <= d {
-                        idx = i;
-                        break;
-                    }
-                    i -= 1;
-                }
-                return Decision {
-                    idx,
-                    stop_tick: true,
-                };
-            }
-
-            if idx == 0 {
-                // Default mode: state 0 is also the deepest one allowed
-                // (QoS) and does not poll: the tick could not lead to a
-                // deeper state, stop it for a sleep of a tick or longer.
-                let stop_tick = self.on(rule::DEEPEST_STOPS_TICK)
-                    && constraint_idx == 0
-                    && !env.states()[0].polling
-                    && d >= tick_nsec;
-                return Decision { idx, stop_tick };
-            }
-
-            if env.states()[idx].target_residency_ns > d {
-                idx = Self::find_shallower_state(env, idx, d);
-            }
-
-            // Intercepts within a tick period dominate: keep the tick.
-            // Default mode: not when the state is the deepest one allowed;
-            // the tick cannot lead to a deeper state then, it only splits a
-            // long idle in two.
-            if env.states()[idx].target_residency_ns < tick_nsec
-                && 3u32.wrapping_mul(self.tick_intercepts) >= 2u32.wrapping_mul(self.total)
-                && (!self.on(rule::DEEPEST_STOPS_TICK) || idx < constraint_idx)
-            {
-                d = tick_nsec / 2;
-            }
-            duration_ns = d;
-        }
-
-        // Stop the tick unless the state polls or the expected idle is
-        // shorter than a tick.
+    /// teo's last step, for state `idx` and an expected idle of
+    /// `duration_ns`: stop the tick unless the state polls or the expected
+    /// idle is shorter than a tick; if the tick stays, the state must fit
+    /// before the next tick, `delta_tick` away (`idx0` is the first
+    /// enabled state).
+    fn stop_tick_or_fit_next_tick<E: Env>(
+        env: &E,
+        idx0: usize,
+        mut idx: usize,
+        duration_ns: i64,
+        delta_tick: i64,
+        tick_nsec: i64,
+        tick_stopped: bool,
+    ) -> Decision {
         if (!env.states()[idx].polling && duration_ns >= tick_nsec) || tick_stopped {
             return Decision {
                 idx,
                 stop_tick: true,
             };
         }
-
-        // The tick stays: the state must fit before the next tick.
         if idx > idx0 && env.states()[idx].target_residency_ns > delta_tick {
             idx = Self::find_shallower_state(env, idx, delta_tick);
         }
@@ -614,67 +657,28 @@ impl Teo {
         }
     }
 
-    /// Default mode, when intercepts below the candidate `idx` outweigh
-    /// the rest: the enabled state whose bin holds the most events, the
-    /// candidate's bin being everything at or above it.  Choosing state
-    /// `j` instead of a shallower `i` turns the events of bin `i` into
-    /// too-deep entries and those of bin `j` into exact ones, so the
-    /// fullest bin makes the fewest wrong entries.  teo instead takes the
-    /// deepest state with more than half of the intercepts at or above it
-    /// (a median), which, when idle times spread over several bins, lands
-    /// a bin short of the likeliest one.
-    fn likeliest_state<E: Env>(
-        &self,
-        env: &E,
-        idx0: usize,
-        idx: usize,
-        idx_intercept_sum: u32,
-        idx_hit_sum: u32,
-    ) -> usize {
-        let mut best = idx;
-        // what teo's own test weighs the intercepts against (`total`
-        // carries one extra PULSE, as there)
-        let mut best_events = self
-            .total
-            .wrapping_sub(idx_hit_sum)
-            .wrapping_sub(idx_intercept_sum);
-        for i in (idx0..idx).rev() {
-            if env.disabled(i) {
-                continue;
+    /// The deepest enabled state above `floor` and at most `top` whose
+    /// target residency fits `duration_ns`, or `floor` if none does.
+    fn deepest_fitting<E: Env>(env: &E, floor: usize, top: usize, duration_ns: i64) -> usize {
+        let states = env.states();
+        let mut i = top;
+        while i > floor {
+            if !env.disabled(i) && states[i].target_residency_ns <= duration_ns {
+                return i;
             }
-            if self.state_bins[i].intercepts > best_events {
-                best = i;
-                best_events = self.state_bins[i].intercepts;
-            }
+            i -= 1;
         }
-        best
+        floor
     }
 
-    /// The last idle period ended by the polling time limit.
-    pub fn poll_timed_out(&self) -> bool {
-        self.poll_timeouts > 0
-    }
-
-    /// Default mode: the tick woke the CPU after at least half a tick of
-    /// idle time, and hardly any recent idle period of that length was cut
-    /// short by an interrupt other than the tick ([`Teo::long_intercepts`]
-    /// below 1/16 of the total).  teo would trust the
-    /// metrics of the short idles again and may sit in a shallow state
-    /// tick after tick until the timer comes; rteo goes by the sleep
-    /// length instead.
-    fn tick_woke_long_idle(&self, tick_nsec: i64) -> bool {
-        self.tick_wakeup
-            && self.last_measured_ns >= tick_nsec / 2
-            && self.long_intercepts.saturating_mul(16) < self.total
-    }
-
-    /// Default mode, after the polling state ran out of time twice in a
-    /// row: do not poll again (teo may poll slice after slice until the
-    /// timer comes when the poll limit is short); take the shallowest
-    /// enabled state that does not poll, unless teo chose a deeper one.
-    /// One timeout is left alone: a short wait often ends in the next
-    /// slice (ping-pong), and a state that does not poll would be too deep.
-    fn no_poll_after_timeout<E: Env>(env: &E, d: Decision) -> Decision {
+    /// Rule 1 ([`rule::POLL_CASCADE`]), on teo's decision `d` after the
+    /// polling state ran out of time twice in a row: do not poll again
+    /// (teo may poll slice after slice until the timer comes when the
+    /// poll limit is short); take the shallowest enabled state that does
+    /// not poll, unless teo chose a deeper one.  One timeout is left
+    /// alone: a short wait often ends in the next slice (ping-pong), and a
+    /// state that does not poll would be too deep.
+    fn rule_poll_cascade<E: Env>(env: &E, d: Decision) -> Decision {
         let states = env.states();
         if !states[d.idx].polling {
             return d;
@@ -695,43 +699,123 @@ impl Teo {
         d
     }
 
-    /// Default mode, when the idle goes on: the deepest enabled state
-    /// within the QoS limit that fits the sleep length, stopping the tick
-    /// if the sleep is at least a tick long (and the state does not poll).
-    fn select_by_sleep_length<E: Env>(
+    /// Rule 2 ([`rule::LONG_TICK_WAKEUP`]): the tick woke the CPU after at
+    /// least half a tick of idle time, and hardly any recent idle period
+    /// of that length was cut short by an interrupt other than the tick
+    /// ([`Teo::long_intercepts`] below 1/16 of the total).  teo would
+    /// trust the metrics of the short idles again and may sit in a shallow
+    /// state tick after tick until the timer comes; rteo goes by the sleep
+    /// length instead ([`Teo::rule_long_tick_wakeup`]).
+    fn tick_woke_long_idle(&self, tick_nsec: i64) -> bool {
+        self.tick_wakeup
+            && self.last_measured_ns >= tick_nsec / 2
+            && self.long_intercepts.saturating_mul(16) < self.total
+    }
+
+    /// Rule 2 ([`rule::LONG_TICK_WAKEUP`]), when the idle goes on
+    /// ([`Teo::tick_woke_long_idle`]): the deepest enabled state within
+    /// the QoS limit that fits the sleep length, stopping the tick if the
+    /// sleep is at least a tick long (and the state does not poll), or
+    /// else fitting the next tick.
+    fn rule_long_tick_wakeup<E: Env>(
         &mut self,
         env: &mut E,
-        idx0: usize,
-        constraint_idx: usize,
+        scan: &Scan,
+        tick_nsec: i64,
         tick_stopped: bool,
     ) -> Decision {
-        let tick_nsec = env.tick_nsec();
         let sl = env.sleep_length();
         let d = sl.duration_ns;
         self.sleep_length_ns = d;
-        let states = env.states();
-        let mut idx = idx0;
-        let mut i = constraint_idx;
-        while i > idx0 {
-            if !env.disabled(i) && states[i].target_residency_ns <= d {
-                idx = i;
-                break;
-            }
-            i -= 1;
-        }
-        if tick_stopped || (!states[idx].polling && d >= tick_nsec) {
-            return Decision {
-                idx,
-                stop_tick: true,
-            };
-        }
-        if idx > idx0 && states[idx].target_residency_ns > sl.delta_tick_ns {
-            idx = Self::find_shallower_state(env, idx, sl.delta_tick_ns);
-        }
-        Decision {
+        let idx = Self::deepest_fitting(env, scan.idx0, scan.constraint_idx, d);
+        Self::stop_tick_or_fit_next_tick(
+            env,
+            scan.idx0,
             idx,
-            stop_tick: false,
+            d,
+            sl.delta_tick_ns,
+            tick_nsec,
+            tick_stopped,
+        )
+    }
+
+    /// Rule 4 ([`rule::TIMER_CANDIDATE`]), when intercepts outweigh hits:
+    /// teo weighs the intercepts below the deepest state against the
+    /// events at or above it, so when the sleep length rules the deepest
+    /// state out, every intercept tips the scale (hits on the state the
+    /// timer allows count for nothing) and a periodic timer with a few
+    /// early interrupts keeps getting a shallower state than its hits ask
+    /// for.  Before looking for a shallower state, take the deepest state
+    /// the sleep length allows as the candidate and weigh again: asks for
+    /// the sleep length, which it returns, and scans the bins below the
+    /// new candidate into `scan`.
+    fn rule_timer_candidate<E: Env>(&self, env: &mut E, scan: &mut Scan) -> SleepLength {
+        let sl = env.sleep_length();
+        let states = env.states();
+        let mut c = scan.idx;
+        while c > scan.idx0 && (env.disabled(c) || states[c].target_residency_ns > sl.duration_ns) {
+            c -= 1;
         }
+        if c < scan.idx {
+            scan.idx = c;
+            scan.idx_intercept_sum = 0;
+            scan.idx_hit_sum = 0;
+            scan.intercept_max_idx = -1;
+            let mut intercept_max: u32 = 0;
+            for (i, b) in self.state_bins.iter().enumerate().take(c) {
+                scan.idx_intercept_sum = scan.idx_intercept_sum.wrapping_add(b.intercepts);
+                scan.idx_hit_sum = scan.idx_hit_sum.wrapping_add(b.hits);
+                if b.intercepts >= intercept_max {
+                    intercept_max = b.intercepts;
+                    scan.intercept_max_idx = i as isize;
+                }
+            }
+        }
+        sl
+    }
+
+    /// Rule 5 ([`rule::LIKELIEST`]), when intercepts below the candidate
+    /// outweigh the rest: the enabled state whose bin holds the most
+    /// events, the candidate's bin being everything at or above it.
+    /// Choosing state `j` instead of a shallower `i` turns the events of
+    /// bin `i` into too-deep entries and those of bin `j` into exact ones,
+    /// so the fullest bin makes the fewest wrong entries.  teo instead
+    /// takes the deepest state with more than half of the intercepts at or
+    /// above it (a median, [`Teo::shallower_candidate`]), which, when idle
+    /// times spread over several bins, lands a bin short of the likeliest
+    /// one.
+    fn rule_likeliest<E: Env>(&self, env: &E, scan: &Scan) -> usize {
+        let mut best = scan.idx;
+        // what teo's own test weighs the intercepts against (`total`
+        // carries one extra PULSE, as there)
+        let mut best_events = self
+            .total
+            .wrapping_sub(scan.idx_hit_sum)
+            .wrapping_sub(scan.idx_intercept_sum);
+        for i in (scan.idx0..scan.idx).rev() {
+            if env.disabled(i) {
+                continue;
+            }
+            if self.state_bins[i].intercepts > best_events {
+                best = i;
+                best_events = self.state_bins[i].intercepts;
+            }
+        }
+        best
+    }
+
+    /// Rule 8 ([`rule::DEEPEST_STOPS_TICK`]): the state `idx` is the
+    /// deepest one the QoS limit allows, so the tick cannot lead to a
+    /// deeper state; keeping it only splits a long idle in two.  Then
+    /// intercepts within a tick period do not keep the tick, and state 0
+    /// that does not poll stops it for a sleep of a tick or longer.
+    fn rule_deepest_stops_tick(scan: &Scan, idx: usize) -> bool {
+        idx >= scan.constraint_idx
+    }
+
+    /// The last idle period ended by the polling time limit.
+    pub fn poll_timed_out(&self) -> bool {
+        self.poll_timeouts > 0
     }
 
     /// Records how the CPU woke up (`teo_reflect()`): `got_tick` is whether

@@ -39,9 +39,9 @@ bool rteo_parity_mode(void)
 
 /*
  * rteo.rules_off=MASK: switch rules of the default mode off, bit n-1 for
- * rule n of Documentation/rteo.md (an evaluation knob; 0, every rule on, by
- * default).  Taken, like rteo.parity, by CPUs the governor is enabled on
- * afterwards.
+ * rule n of Documentation/admin-guide/pm/rteo.rst (an evaluation knob; 0,
+ * every rule on, by default).  Taken, like rteo.parity, by CPUs the governor
+ * is enabled on afterwards.
  */
 static unsigned int rules_off;
 

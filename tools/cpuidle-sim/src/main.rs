@@ -16,7 +16,8 @@
 //! the too-shallow entries by what ended them (tick, polling limit,
 //! wake-up).
 //!
-//! See `Documentation/rteo.md` ("Evaluation") for the model; in short:
+//! See `Documentation/admin-guide/pm/rteo.rst` ("Evaluation") for the model;
+//! in short:
 //!
 //! * An episode is one stretch of idle time between two runs of a task:
 //!   the time to the next timer when the CPU goes idle, when and by what

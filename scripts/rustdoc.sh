@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rustdoc.sh: `make rustfmtcheck` and `make rustdoc` of the grafted tree, in
+# the x86_64 build directory of scripts/kunit.sh (run that first); fails on
+# any rustfmt difference and on any rustdoc warning about project code.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+kb=$CACHE/build/kunit-x86_64-$KVER-rust$RUSTVER
+[ -f "$kb/.config" ] || die "rustdoc: no configured build in $kb (run scripts/kunit.sh first)"
+mk=(make -C "$TREE" O="$kb" ARCH=x86_64 LLVM=-19 RUST_LIB_SRC="$RUST_LIB_SRC")
+log=$kb/rustdoc.log
+if ! nice -n "${RCPUIDLE_BUILD_NICE:-0}" "${mk[@]}" rustfmtcheck >"$log" 2>&1; then
+	head -n 30 "$log"
+	die "make rustfmtcheck found differences"
+fi
+echo "rustdoc: make rustfmtcheck: clean"
+if ! nice -n "${RCPUIDLE_BUILD_NICE:-0}" "${mk[@]}" -j"${JOBS:-3}" rustdoc >"$log" 2>&1; then
+	grep -E 'error|warning' "$log" | head -n 30
+	die "make rustdoc failed (log: $log)"
+fi
+if grep -E '^(warning|error)' "$log" >/dev/null; then
+	grep -E -A6 '^(warning|error)' "$log" | head -n 40
+	die "make rustdoc warned (log: $log)"
+fi
+echo "rustdoc: make rustdoc: no warnings ($(find "$kb/Documentation/output/rust/rustdoc/kernel" -name '*.html' -path '*cpuidle*' | wc -l) pages of kernel::cpuidle)"
