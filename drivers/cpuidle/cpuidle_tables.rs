@@ -54,7 +54,7 @@ pub struct Table {
 /// A state: name, description, exit latency (us), target residency (us),
 /// reported power (mW), flags, model power (mW).
 macro_rules! state {
-    ($name:literal, $desc:literal, $exit:expr, $res:expr, $power:expr, $flags:expr, $model:expr) => {
+    ($name:literal, $desc:literal, $exit:expr, $res:expr, $power:expr, $flags:expr, $mw:expr) => {
         Spec {
             name: $name,
             desc: $desc,
@@ -62,7 +62,7 @@ macro_rules! state {
             target_residency_us: $res,
             power_mw: $power,
             flags: $flags,
-            model_mw: $model,
+            model_mw: $mw,
         }
     };
 }

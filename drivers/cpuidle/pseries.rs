@@ -91,6 +91,9 @@ const fn cede_hint(hint: u8) -> Flags {
     Flags::from_bits((hint as u32) << CEDE_HINT_SHIFT)
 }
 
+/// The option that lets `xcede_payload=` stand in for the firmware.
+const TEST_PAYLOAD_OPTION: &str = "CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD";
+
 /// Room for the firmware answer: 2 + 1 + 16 records + NUL, and some slack
 /// so that a payload claiming more than 16 records is seen as such.
 const PAYLOAD_BUF: usize = 256;
@@ -145,7 +148,7 @@ fn injected_settings(buf: &mut [u8; PAYLOAD_BUF]) -> Result<Option<usize>> {
         return Ok(None);
     }
     if !cfg!(CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD) {
-        pr_err!("xcede_payload= is for testing only (CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD is not set)\n");
+        pr_err!("xcede_payload= is for testing only: kernel without {TEST_PAYLOAD_OPTION}\n");
         return Err(EINVAL);
     }
     // SAFETY: see above.

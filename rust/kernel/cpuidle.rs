@@ -197,7 +197,7 @@ impl<const N: usize> FixedStr<N> {
         CStr::from_bytes_until_nul(&self.buf).unwrap_or_default()
     }
 
-    fn to_c<const M: usize>(&self) -> [c_char; M] {
+    fn to_c<const M: usize>(self) -> [c_char; M] {
         let mut dst = [0 as c_char; M];
         for (d, s) in dst.iter_mut().zip(&self.buf[..N.min(M) - 1]) {
             *d = *s as c_char;
@@ -530,6 +530,8 @@ pub struct PauseGuard(PhantomData<*mut ()>);
 
 impl PauseGuard {
     /// Pauses cpuidle on all CPUs and takes the cpuidle lock (may sleep).
+    // Taking a lock is not a default value: no `Default`.
+    #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
         // SAFETY: callable from any sleepable context.
         unsafe { bindings::cpuidle_pause_and_lock() };
@@ -1068,6 +1070,8 @@ unsafe impl<T: Governor> Sync for GovernorSlot<T> {}
 impl<T: Governor> GovernorSlot<T> {
     /// Creates the slot; fails to compile if `T::NAME` is too long or
     /// `T::CpuData` too large for a per-CPU allocation.
+    // A slot is only ever a `static` made by this `const fn`: no `Default`.
+    #[allow(clippy::new_without_default)]
     pub const fn new() -> Self {
         assert!(
             T::NAME.to_bytes().len() <= NAME_MAX,

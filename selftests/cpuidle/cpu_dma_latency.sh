@@ -31,7 +31,10 @@ usage() { cat "$SYS"/cpu[0-9]*/cpuidle/$deep/usage | awk '{ s += $1 } END { prin
 # little-endian s32 as printf octal escapes
 le32() {
 	v=$1
-	printf "\\$(printf %o $((v & 255)))\\$(printf %o $(((v >> 8) & 255)))\\$(printf %o $(((v >> 16) & 255)))\\$(printf %o $(((v >> 24) & 255)))"
+	for b in 0 8 16 24; do
+		# shellcheck disable=SC2059 # the format is the escape itself
+		printf "\\$(printf %o $(((v >> b) & 255)))"
+	done
 }
 
 held() { # MODE: hold a limit of $limit us through fd 3 for 1 s

@@ -42,7 +42,8 @@ for g in $govs; do
 	   [ "$(cat "$CPUIDLE/current_governor")" = "$g" ]; then
 		ktap_test_pass "switch to $g reads back"
 	else
-		ktap_test_fail "switch to $g: current_governor is $(cat "$CPUIDLE/current_governor")"
+		cur=$(cat "$CPUIDLE/current_governor")
+		ktap_test_fail "switch to $g: current_governor is $cur"
 	fi
 	if [ -z "$driver" ] || [ "$driver" = none ]; then
 		ktap_test_skip "idle entries under $g: no cpuidle driver"
@@ -91,7 +92,8 @@ done
 if [ "$(cat "$CPUIDLE/current_governor")" = "$orig" ] && [ $rejected -eq 4 ]; then
 	ktap_test_pass "bad governor names refused ($rejected of 4), current unchanged"
 else
-	ktap_test_fail "bad writes: $rejected refused, current is $(cat "$CPUIDLE/current_governor"), was $orig"
+	cur=$(cat "$CPUIDLE/current_governor")
+	ktap_test_fail "bad writes: $rejected refused, current is $cur, was $orig"
 fi
 
 idle_before=$(awk '/^cpu /{print $5}' /proc/stat)

@@ -241,7 +241,7 @@ limit() { # DEFAULT
 
 # 1: governor switches under alternating load
 if [ "$ngov" -lt 2 ]; then
-	ktap_test_skip "governor switches under load: fewer than two of rteo teo menu ladder available ($avail)"
+	ktap_test_skip "governor switches under load: fewer than two of rteo teo menu ladder ($avail)"
 else
 	secs=$(limit 600)
 	start_load
@@ -271,7 +271,7 @@ else
 	idle_check
 	what="governor switches under alternating load ($govs)"
 	if [ -n "$late" ] && [ $i -lt "$SWITCHES" ]; then
-		ktap_test_fail "$what: deadline of $secs s reached after $i of $SWITCHES ($bad failed)"
+		ktap_test_fail "$what: deadline ($secs s) reached after $i of $SWITCHES ($bad failed)"
 	elif [ $bad -ne 0 ]; then
 		ktap_test_fail "$what: $bad of $i failed, first: $first"
 	elif [ "$c" != "$orig" ]; then
