@@ -3,44 +3,48 @@
 #
 # bisect.sh DIR: apply the exported series in DIR (patches.sh bisect) to a
 # copy of the pristine tree one patch at a time and build x86_64 after each
-# (bzImage and modules, the release configuration of configs/, incremental
-# builds in one build directory), so that every prefix is known to build.
-# A series that built once is not built again: the result is kept under
-# the hash of the patches, the configuration and the toolchain.
+# (bzImage and modules, incremental builds in one build directory), so
+# that every prefix is known to build.  The configuration is the one
+# kunit.py makes from drivers/cpuidle/.kunitconfig (with modules, see
+# KUNIT_ARGS in lib.sh), so that scripts/kunit.sh then runs kunit.py on
+# the last build without building again.  A series that built once is not
+# built again: the result is kept under the hash of the patches, the
+# configuration and the toolchain.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 dir=$1
 patches=$(ls "$dir"/*.patch | grep -v '/0000-')
-# the configuration: x86_64 without the debug profile, as kconfig.sh makes
-# it for the grafted tree (its symbols are those of the whole series)
-PROFILE=release arch_setup x86_64
-"$TOP/scripts/kconfig.sh" x86_64 >/dev/null
-final=$BUILD/.config
-stamp=$(cat $patches "$final" | sha256sum | cut -c1-16)-$RUSTVER
-btree=$CACHE/bisect/linux-$KVER
-bbuild=$CACHE/build/bisect-x86_64-$KVER-rust$RUSTVER
 n=$(echo "$patches" | wc -l)
-if [ "$(cat "$bbuild/.rcpuidle-bisect" 2>/dev/null)" = "$stamp" ]; then
+# the configuration, as kunit.py makes it for the whole series
+cfg=$(mktemp -d)
+trap 'rm -rf "$cfg"' EXIT
+(cd "$TREE" && PATH="$TOP/scripts/kunit-qemu:$PATH" python3 tools/testing/kunit/kunit.py config \
+	"${KUNIT_ARGS[@]}" --build_dir="$cfg" >"$cfg.log" 2>&1) ||
+	{ cat "$cfg.log"; die "bisect: kunit.py config failed"; }
+rm -f "$cfg.log"
+stamp=$(cat $patches "$cfg/.config" | sha256sum | cut -c1-16)-$RUSTVER
+if [ "$(cat "$BISECT_BUILD/.rcpuidle-bisect" 2>/dev/null)" = "$stamp" ]; then
 	echo "bisect: all $n prefixes of the series build for x86_64 (built before for this series, $stamp)"
 	exit 0
 fi
-rm -rf "$btree" "$bbuild"
-mkdir -p "$(dirname "$btree")" "$bbuild"
-cp -al "$PRISTINE" "$btree"
-bk=(make -C "$btree" O="$bbuild" ARCH=x86_64 LLVM=-19 RUST_LIB_SRC="$RUST_LIB_SRC")
+rm -rf "$BISECT_TREE" "$BISECT_BUILD"
+mkdir -p "$(dirname "$BISECT_TREE")" "$BISECT_BUILD"
+cp -al "$PRISTINE" "$BISECT_TREE"
+bk=(make -C "$BISECT_TREE" O="$BISECT_BUILD" ARCH=x86_64 LLVM=-19 RUST_LIB_SRC="$RUST_LIB_SRC")
 i=0
 t0=$(date +%s)
 for p in $patches; do
 	i=$((i + 1))
 	# break the hard links to the pristine tree of the files it edits
 	for f in $(grep -E '^\+\+\+ b/' "$p" | awk '{print $2}' | sed 's|^b/||' | sort -u); do
-		if [ -f "$btree/$f" ]; then
-			cp "$btree/$f" "$btree/$f.unlink" && mv "$btree/$f.unlink" "$btree/$f"
+		if [ -f "$BISECT_TREE/$f" ]; then
+			cp "$BISECT_TREE/$f" "$BISECT_TREE/$f.unlink" && mv "$BISECT_TREE/$f.unlink" "$BISECT_TREE/$f"
 		fi
 	done
-	patch -s -p1 -d "$btree" --no-backup-if-mismatch <"$p" || die "bisect: $(basename "$p") does not apply"
-	cp "$final" "$bbuild/.config"
-	log=$bbuild/build-$i.log
+	patch -s -p1 -d "$BISECT_TREE" --no-backup-if-mismatch <"$p" ||
+		die "bisect: $(basename "$p") does not apply"
+	cp "$cfg/.config" "$BISECT_BUILD/.config"
+	log=$BISECT_BUILD/build-$i.log
 	if ! nice -n "${RCPUIDLE_BUILD_NICE:-0}" "${bk[@]}" -s olddefconfig >"$log" 2>&1 ||
 		! nice -n "${RCPUIDLE_BUILD_NICE:-0}" "${bk[@]}" -j"${JOBS:-3}" bzImage modules >>"$log" 2>&1; then
 		grep -E 'error|Error' "$log" | head -n 20
@@ -48,5 +52,7 @@ for p in $patches; do
 	fi
 	echo "bisect: $i/$n $(basename "$p"): builds ($(($(date +%s) - t0)) s)"
 done
-echo "$stamp" >"$bbuild/.rcpuidle-bisect"
+# what kunit.py keeps beside the .config it made (scripts/kunit.sh)
+cp "$cfg/.kunitconfig" "$BISECT_BUILD/.kunitconfig"
+echo "$stamp" >"$BISECT_BUILD/.rcpuidle-bisect"
 echo "bisect: all $n prefixes of the series build for x86_64"

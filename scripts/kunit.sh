@@ -3,30 +3,28 @@
 #
 # kunit.sh: run the KUnit suites of the Rust cpuidle code the way kernel
 # developers run KUnit, with the kernel's kunit.py and the .kunitconfig of
-# drivers/cpuidle, on x86_64 under QEMU, in the grafted tree:
+# drivers/cpuidle, on x86_64 under QEMU:
 #
 #   tools/testing/kunit/kunit.py run --arch=x86_64 --kunitconfig=drivers/cpuidle
 #
-# (kunit.py's own configuration and build directory, cached).  Fails unless
-# kunit.py passes and its results hold every suite of the .kunitconfig
-# with at least one test, none failed or skipped.
+# (with modules added, KUNIT_ARGS in lib.sh).  It runs in the tree and build
+# of scripts/bisect.sh (the series applied to the pristine source, built
+# with this configuration), so that kunit.py finds its kernel built.  Fails
+# unless kunit.py passes and its results hold every suite of the
+# .kunitconfig with at least one test, none failed or skipped.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-"$TOP/scripts/graft.sh" >/dev/null
-kb=$CACHE/build/kunit-x86_64-$KVER-rust$RUSTVER
-mkdir -p "$kb"
-json=$kb/results.json
-log=$kb/kunit.log
+[ -f "$BISECT_BUILD/.rcpuidle-bisect" ] || "$TOP/scripts/patches.sh" bisect
+json=$BISECT_BUILD/results.json
+log=$BISECT_BUILD/kunit.log
 rm -f "$json"
-echo "kunit: kunit.py run --arch=x86_64 --kunitconfig=drivers/cpuidle (build in $kb)"
+echo "kunit: kunit.py run --arch=x86_64 --kunitconfig=drivers/cpuidle (in $BISECT_TREE)"
 rc=0
 # the wrapper in front of qemu-system-x86_64 turns kunit.py's KVM request
 # into TCG (see scripts/kunit-qemu)
-PATH="$TOP/scripts/kunit-qemu:$PATH" nice -n "${RCPUIDLE_BUILD_NICE:-0}" \
-	python3 "$TREE/tools/testing/kunit/kunit.py" run --arch=x86_64 \
-	--kunitconfig=drivers/cpuidle --build_dir="$kb" --jobs "${JOBS:-3}" \
-	--timeout "${KUNIT_TIMEOUT:-900}" --make_options LLVM=-19 \
-	--make_options RUST_LIB_SRC="$RUST_LIB_SRC" --json="$json" >"$log" 2>&1 || rc=$?
+(cd "$BISECT_TREE" && PATH="$TOP/scripts/kunit-qemu:$PATH" nice -n "${RCPUIDLE_BUILD_NICE:-0}" \
+	python3 tools/testing/kunit/kunit.py run "${KUNIT_ARGS[@]}" --build_dir="$BISECT_BUILD" \
+	--jobs "${JOBS:-3}" --timeout "${KUNIT_TIMEOUT:-900}" --json="$json") >"$log" 2>&1 || rc=$?
 grep -E '^\[[0-9:]+\] (Testing complete|=+ .* =+$|\[(PASSED|FAILED|SKIPPED|CRASHED)\])' "$log" |
 	sed 's/^\[[0-9:]*\] /kunit: /' | head -n 60 || true
 [ "$rc" = 0 ] || { tail -n 30 "$log"; die "kunit.py run failed (rc $rc, log $log)"; }

@@ -28,3 +28,15 @@ arch_setup() {
 	KMAKE=(make -C "$TREE" O="$BUILD" ARCH="$KARCH" LLVM=-19
 	       RUST_LIB_SRC="$RUST_LIB_SRC")
 }
+
+# The KUnit configuration of the Rust cpuidle code for kunit.py
+# (scripts/kunit.sh) and the bisect build that shares its build
+# (scripts/bisect.sh): drivers/cpuidle/.kunitconfig, plus modules, so that
+# the bisect build also builds the loadable parts of the series.
+KUNIT_ARGS=(--arch=x86_64 --kunitconfig=drivers/cpuidle
+	--kconfig_add CONFIG_MODULES=y --kconfig_add CONFIG_CPUIDLE_VSTATES=m
+	--kconfig_add CONFIG_SAMPLES=y --kconfig_add CONFIG_SAMPLES_RUST=y
+	--kconfig_add CONFIG_SAMPLE_RUST_PM_QOS_CPU=m
+	--make_options LLVM=-19 --make_options "RUST_LIB_SRC=$RUST_LIB_SRC")
+BISECT_TREE=$CACHE/bisect/linux-$KVER
+BISECT_BUILD=$CACHE/build/bisect-x86_64-$KVER-rust$RUSTVER

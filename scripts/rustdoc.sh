@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# rustdoc.sh: `make rustfmtcheck` and `make rustdoc` of the grafted tree, in
-# the x86_64 build directory of scripts/kunit.sh (run that first); fails on
-# any rustfmt difference and on any rustdoc warning about project code.
+# rustdoc.sh: `make rustfmtcheck` and `make rustdoc` of the series, in the
+# tree and x86_64 build of scripts/bisect.sh (run that first); fails on any
+# rustfmt difference and on any rustdoc warning.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-kb=$CACHE/build/kunit-x86_64-$KVER-rust$RUSTVER
-[ -f "$kb/.config" ] || die "rustdoc: no configured build in $kb (run scripts/kunit.sh first)"
-mk=(make -C "$TREE" O="$kb" ARCH=x86_64 LLVM=-19 RUST_LIB_SRC="$RUST_LIB_SRC")
+kb=$BISECT_BUILD
+[ -f "$kb/.rcpuidle-bisect" ] || die "rustdoc: no bisect build in $kb (run patches.sh bisect first)"
+mk=(make -C "$BISECT_TREE" O="$kb" ARCH=x86_64 LLVM=-19 RUST_LIB_SRC="$RUST_LIB_SRC")
 log=$kb/rustdoc.log
 if ! nice -n "${RCPUIDLE_BUILD_NICE:-0}" "${mk[@]}" rustfmtcheck >"$log" 2>&1; then
 	head -n 30 "$log"

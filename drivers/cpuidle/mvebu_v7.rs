@@ -31,6 +31,14 @@ pub mod cpuidle_tables;
 
 use cpuidle_tables::{Spec, FLAG_MVEBU_DEEP_IDLE, FLAG_RCU_IDLE, MVEBU_370, MVEBU_38X, MVEBU_XP};
 
+// The tables restate the flag bits for their host builds: tie them to the
+// bindings (the deep-idle bit is driver bit 0, `MVEBU_V7_FLAG_DEEP_IDLE` in
+// mvebu_v7.h for the C entry routine).
+const _: () = {
+    assert!(FLAG_RCU_IDLE == Flags::RCU_IDLE.bits());
+    assert!(FLAG_MVEBU_DEEP_IDLE == Flags::driver(0).bits());
+};
+
 /// The SoC suspend routine passed as platform data: `armada_370_xp_cpu_suspend()`
 /// or `armada_38x_cpu_suspend()`, `int (*)(unsigned long deepidle)` in C.  The
 /// Rust type matches it exactly, so an indirect call through it passes kCFI.
