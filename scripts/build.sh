@@ -16,7 +16,20 @@ targets=("$@")
 [ "$arch" = x86_64 ] && KMAKE_EXTRA="CLIPPY=1 ${KMAKE_EXTRA:-}"
 echo "build: $arch: ${targets[*]} (in $BUILD)"
 log=$BUILD/.rcpuidle-build.log
-if ! nice -n "${RCPUIDLE_BUILD_NICE:-0}" "${KMAKE[@]}" -j"${JOBS:-3}" "${targets[@]}" ${KMAKE_EXTRA:-} >"$log" 2>&1; then
+nice -n "${RCPUIDLE_BUILD_NICE:-0}" "${KMAKE[@]}" -j"${JOBS:-3}" "${targets[@]}" ${KMAKE_EXTRA:-} >"$log" 2>&1 &
+pid=$!
+# on a terminal, a progress line every 30 s: elapsed time, objects built,
+# the last one (the full output is in $log)
+if [ -t 1 ]; then
+	t0=$(date +%s)
+	while kill -0 $pid 2>/dev/null; do
+		sleep 30 & wait $! || true
+		kill -0 $pid 2>/dev/null || break
+		last=$(grep -E '^  [A-Z]' "$log" | tail -n 1 | sed 's/^ *//' || true)
+		echo "build: $arch: $(($(date +%s) - t0)) s, $(grep -cE '^  (CC|RUSTC|CLIPPY|LD|AR)' "$log") steps (last: ${last:-configuring})"
+	done
+fi
+if ! wait $pid; then
 	grep -E 'error|Error|warning:' "$log" | head -n 40
 	tail -n 20 "$log"
 	die "kernel build for $arch failed (full log: $log)"
