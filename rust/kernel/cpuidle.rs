@@ -345,7 +345,7 @@ pub fn validate(driver: &CStr, states: &[State]) -> Result {
         }
         if !s.polling() && s.exit_latency_us > s.target_residency_us {
             pr_err!(
-                "cpuidle: {driver}: state {i} ({name}): exit latency {} us > target residency {} us\n",
+                "cpuidle: {driver}: state {i} ({name}): exit latency {} > target residency {} us\n",
                 s.exit_latency_us,
                 s.target_residency_us
             );
@@ -353,7 +353,7 @@ pub fn validate(driver: &CStr, states: &[State]) -> Result {
         }
         if i > 0 && s.target_residency_us < states[i - 1].target_residency_us {
             pr_err!(
-                "cpuidle: {driver}: state {i} ({name}): target residency {} us below state {}'s {} us\n",
+                "cpuidle: {driver}: state {i} ({name}): target residency {} < state {}'s {} us\n",
                 s.target_residency_us,
                 i - 1,
                 states[i - 1].target_residency_us

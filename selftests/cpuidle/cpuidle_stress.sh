@@ -76,6 +76,7 @@ for g in rteo teo menu ladder; do
 	esac
 done
 govs=${govs# }
+few="fewer than two of rteo teo menu ladder"
 
 # CPUS: the online CPUs with a cpuidle directory
 cpus() {
@@ -241,7 +242,7 @@ limit() { # DEFAULT
 
 # 1: governor switches under alternating load
 if [ "$ngov" -lt 2 ]; then
-	ktap_test_skip "governor switches under load: fewer than two of rteo teo menu ladder ($avail)"
+	ktap_test_skip "governor switches under load: $few ($avail)"
 else
 	secs=$(limit 600)
 	start_load
@@ -271,7 +272,8 @@ else
 	idle_check
 	what="governor switches under alternating load ($govs)"
 	if [ -n "$late" ] && [ $i -lt "$SWITCHES" ]; then
-		ktap_test_fail "$what: deadline ($secs s) reached after $i of $SWITCHES ($bad failed)"
+		msg="deadline ($secs s) reached after $i of $SWITCHES ($bad failed)"
+		ktap_test_fail "$what: $msg"
 	elif [ $bad -ne 0 ]; then
 		ktap_test_fail "$what: $bad of $i failed, first: $first"
 	elif [ "$c" != "$orig" ]; then
@@ -334,9 +336,12 @@ else
 	what="offline/online cycles of cpu1 under load"
 	[ "$ngov" -lt 2 ] || what="$what, $gn governor switches alongside"
 	if [ -n "$late" ]; then
-		ktap_test_fail "$what: deadline of $secs s reached after $i of $CYCLES cycles ($bad failed writes)"
+		msg="deadline of $secs s reached after $i of $CYCLES cycles"
+		ktap_test_fail "$what: $msg ($bad failed writes)"
 	elif [ $bad -ne 0 ] || [ "$gbad" -ne 0 ]; then
-		ktap_test_fail "$what: $bad of $((2 * i)) online writes failed (first: ${first:--}), $gbad of $gn governor writes failed (first: $gfirst)"
+		msg="$bad of $((2 * i)) online writes failed (first: ${first:--})"
+		gmsg="$gbad of $gn governor writes failed (first: $gfirst)"
+		ktap_test_fail "$what: $msg, $gmsg"
 	elif [ "$o" != 1 ]; then
 		ktap_test_fail "$what: cpu1 ended with online=$o"
 	elif [ "$u1" -le "$u0" ]; then
@@ -357,9 +362,10 @@ for c in $CPUS; do
 	[ -w "$c/power/pm_qos_resume_latency_us" ] && lat="$lat $c/power/pm_qos_resume_latency_us"
 done
 if [ "$ngov" -lt 2 ]; then
-	ktap_test_skip "concurrent writers: fewer than two of rteo teo menu ladder available ($avail)"
+	ktap_test_skip "concurrent writers: $few available ($avail)"
 elif [ -z "$dis$lat" ]; then
-	ktap_test_skip "concurrent writers: no state 1.. disable and no pm_qos_resume_latency_us files"
+	msg="no state 1.. disable and no pm_qos_resume_latency_us files"
+	ktap_test_skip "concurrent writers: $msg"
 else
 	secs=$(limit 300)
 	RESTORE="$dis $lat"
@@ -419,11 +425,15 @@ else
 	# directories: a disable write that races with it finds its file gone.
 	# Those failures are counted, not failed; at least one write of each
 	# kind must have been taken, and the restore below must read back.
-	what="governor switches with concurrent writers ($dn state disable writes, $dbad of them racing a switch, $ln resume latency writes)"
+	what="$dn state disable writes, $dbad of them racing a switch"
+	what="$what, $ln resume latency writes"
+	what="governor switches with concurrent writers ($what)"
 	if [ -n "$late" ] && [ $i -lt "$WSWITCHES" ]; then
 		ktap_test_fail "$what: deadline of $secs s reached after $i of $WSWITCHES switches"
-	elif [ $bad -ne 0 ] || [ "$lbad" -ne 0 ] || { [ -n "$dis" ] && [ "$dbad" -ge "$dn" ]; }; then
-		ktap_test_fail "$what: failed writes: $bad governor (${first:--}), $dbad disable ($dfirst), $lbad latency ($lfirst)"
+	elif [ $bad -ne 0 ] || [ "$lbad" -ne 0 ] ||
+		{ [ -n "$dis" ] && [ "$dbad" -ge "$dn" ]; }; then
+		msg="$bad governor (${first:--}), $dbad disable ($dfirst)"
+		ktap_test_fail "$what: failed writes: $msg, $lbad latency ($lfirst)"
 	elif [ -n "$left" ]; then
 		ktap_test_fail "$what: not restored to 0:$left"
 	elif [ -n "$STUCK" ]; then

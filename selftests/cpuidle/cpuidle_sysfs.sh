@@ -30,7 +30,8 @@ bad=
 for c in $cpus; do
 	prev=-1
 	for s in "$c"/cpuidle/state*; do
-		for a in name desc latency residency usage time above below disable default_status power; do
+		for a in name desc latency residency usage time above below \
+			disable default_status power; do
 			[ -r "$s/$a" ] || bad="$bad $s/$a(missing)"
 		done
 		lat=$(cat "$s/latency"); res=$(cat "$s/residency")
@@ -92,7 +93,8 @@ done
 if [ "$(cat "$s/disable")" = "$before" ] && [ $refused -eq 4 ]; then
 	ktap_test_pass "bad writes to disable refused (4 of 4), value unchanged"
 else
-	ktap_test_fail "disable: $refused of 4 bad writes refused, value $(cat "$s/disable") (was $before)"
+	now=$(cat "$s/disable")
+	ktap_test_fail "disable: $refused of 4 bad writes refused, value $now (was $before)"
 fi
 
 # 6: bad writes to pm_qos_resume_latency_us
@@ -106,7 +108,8 @@ if [ -w "$q" ]; then
 	if [ "$(cat "$q")" = "$before" ] && [ $refused -eq 4 ]; then
 		ktap_test_pass "bad writes to pm_qos_resume_latency_us refused, value unchanged"
 	else
-		ktap_test_fail "pm_qos_resume_latency_us: $refused of 4 refused, value $(cat "$q") (was $before)"
+		now="value $(cat "$q") (was $before)"
+		ktap_test_fail "pm_qos_resume_latency_us: $refused of 4 refused, $now"
 	fi
 else
 	ktap_test_skip "no pm_qos_resume_latency_us"
@@ -133,7 +136,8 @@ hotplug() { # DESC [load]
 	fi
 	u0=$(sum 'state*/usage'); sleep 1; u1=$(sum 'state*/usage')
 	if [ $bad -eq 0 ] && [ "$u1" -gt "$u0" ]; then
-		ktap_test_pass "10 offline/online cycles of $(basename "$last") $1, idle goes on ($u0 -> $u1)"
+		msg="10 offline/online cycles of $(basename "$last") $1"
+		ktap_test_pass "$msg, idle goes on ($u0 -> $u1)"
 	else
 		ktap_test_fail "hotplug $1: $bad errors, usage $u0 -> $u1"
 	fi

@@ -53,7 +53,8 @@ if [ -z "$bad" ]; then
 else
 	ktap_test_fail "load/unload cycles:$bad"
 fi
-if [ "$(cat $SYS/cpuidle/current_driver)" = none ] && ! grep -q '^cpuidle_vstates ' /proc/modules; then
+if [ "$(cat $SYS/cpuidle/current_driver)" = none ] &&
+	! grep -q '^cpuidle_vstates ' /proc/modules; then
 	ktap_test_pass "no driver left behind"
 else
 	ktap_test_fail "driver left: $(cat $SYS/cpuidle/current_driver)"

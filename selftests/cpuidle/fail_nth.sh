@@ -102,7 +102,8 @@ done
 	fi_set "$DEBUGFS/fail_page_alloc/min-order" "$CPUIDLE_FAILNTH_MIN_ORDER" ||
 	echo "# cannot set fail_page_alloc/min-order"
 [ -n "$gfp" ] ||
-	echo "# cannot set ignore-gfp-wait=N (no CONFIG_FAULT_INJECTION_DEBUG_FS or FAILSLAB): only atomic allocations can fail"
+	echo "# cannot set ignore-gfp-wait=N" \
+		"(no CONFIG_FAULT_INJECTION_DEBUG_FS or FAILSLAB): only atomic allocations can fail"
 # A module's KUnit suites run at each load, in the task that loads it:
 # under the injected faults they would fail.  KUnit's own filter keeps
 # them from running while this test loads modules ("*.*", the default,
@@ -263,20 +264,26 @@ fault_loop() {
 report() {
 	f=$((K - 1))
 	ok="$f faulted attempts returned errors (${ERRS# }) and left nothing"
-	[ "$TOL" -eq 0 ] ||
-		ok="$f faulted attempts left nothing: $((f - TOL)) returned errors (${ERRS# }), $TOL succeeded in spite of the fault and were undone"
+	if [ "$TOL" -ne 0 ]; then
+		ok="$f faulted attempts left nothing: $((f - TOL)) returned errors (${ERRS# }),"
+		ok="$ok $TOL succeeded in spite of the fault and were undone"
+	fi
 	if [ -n "$HELPER" ]; then
 		ktap_test_fail "$1: $HELPER${FIRST:+; before: $FIRST}"
 	elif [ -n "$STOP" ]; then
 		ktap_test_fail "$1: stopped at fail-nth $N: $FIRST"
 	elif [ -n "$LATE" ]; then
-		ktap_test_fail "$1: time limit of $op_secs s reached at fail-nth $LATE ($BAD went wrong${FIRST:+, first: $FIRST})"
+		msg="time limit of $op_secs s reached at fail-nth $LATE"
+		ktap_test_fail "$1: $msg ($BAD went wrong${FIRST:+, first: $FIRST})"
 	elif [ -z "$K" ]; then
-		ktap_test_fail "$1: fail-nth $MAXN still faulted (CPUIDLE_FAILNTH_MAX), $BAD went wrong${FIRST:+, first: $FIRST}"
+		msg="fail-nth $MAXN still faulted (CPUIDLE_FAILNTH_MAX)"
+		ktap_test_fail "$1: $msg, $BAD went wrong${FIRST:+, first: $FIRST}"
 	elif [ "$BAD" -ne 0 ]; then
-		ktap_test_fail "$1: fail-nth 1..$K: $BAD of $((K - 1)) faulted attempts went wrong, first: $FIRST"
+		msg="$BAD of $((K - 1)) faulted attempts went wrong"
+		ktap_test_fail "$1: fail-nth 1..$K: $msg, first: $FIRST"
 	elif [ "$K" -eq 1 ]; then
-		ktap_test_skip "$1: fail-nth 1 reached no fault point (CONFIG_FAILSLAB? ignore-gfp-wait:${gfp:- not settable})"
+		msg="CONFIG_FAILSLAB? ignore-gfp-wait:${gfp:- not settable}"
+		ktap_test_skip "$1: fail-nth 1 reached no fault point ($msg)"
 	elif [ -n "$2" ]; then
 		ktap_test_fail "$1: fail-nth 1..$K: $ok; attempt $K succeeded; but $2"
 	else
@@ -412,7 +419,9 @@ gov_tolerated() {
 		echo "$other" 2>/dev/null >"$CUR" || STOP=1
 		return 1
 	fi
-	echo "$other" 2>/dev/null >"$CUR" || { WHAT="cannot switch back to $other"; STOP=1; return 1; }
+	echo "$other" 2>/dev/null >"$CUR" || {
+		WHAT="cannot switch back to $other"; STOP=1; return 1
+	}
 	differs
 }
 

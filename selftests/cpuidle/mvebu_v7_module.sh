@@ -104,6 +104,7 @@ if [ -z "$ksaw" ]; then
 elif [ -z "$kbad" ] && [ "$(echo $kgov)" = "$(echo $govs)" ]; then
 	ktap_test_pass "KUnit suite cpuidle_mvebu_v7 passed at every load, under:$kgov"
 else
-	ktap_test_fail "KUnit suite cpuidle_mvebu_v7 failed at loads:$kbad (passed under:$kgov of$govs)"
+	msg="failed at loads:$kbad (passed under:$kgov of$govs)"
+	ktap_test_fail "KUnit suite cpuidle_mvebu_v7 $msg"
 fi
 ktap_finished

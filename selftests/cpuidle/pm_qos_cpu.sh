@@ -60,9 +60,11 @@ else
 		sleep 2
 		b1=$(deep_usage 1 "$2"); b0=$(deep_usage 0 "$2")
 		if [ "$b1" -eq "$a1" ] && [ "$b0" -gt "$a0" ]; then
-			ktap_test_pass "sysfs $3: cpu1 avoids states over $2 us ($a1 -> $b1), cpu0 does not ($a0 -> $b0)"
+			msg="cpu1 avoids states over $2 us ($a1 -> $b1)"
+			ktap_test_pass "sysfs $3: $msg, cpu0 does not ($a0 -> $b0)"
 		else
-			ktap_test_fail "sysfs $3: cpu1 $a1 -> $b1, cpu0 $a0 -> $b0 (states over $2 us)"
+			msg="cpu1 $a1 -> $b1, cpu0 $a0 -> $b0"
+			ktap_test_fail "sysfs $3: $msg (states over $2 us)"
 		fi
 	}
 	check_cap "n/a" 0 '"n/a"'
@@ -75,7 +77,8 @@ else
 	sleep 0.2
 	a1=$(deep_usage 1); sleep 2; b1=$(deep_usage 1)
 	if [ "$(cat "$Q")" = 0 ] && [ "$b1" -gt "$a1" ]; then
-		ktap_test_pass "sysfs \"0\": no constraint, cpu1 enters states 1.. again ($a1 -> $b1)"
+		msg="no constraint, cpu1 enters states 1.. again ($a1 -> $b1)"
+		ktap_test_pass "sysfs \"0\": $msg"
 	else
 		ktap_test_fail "sysfs \"0\": reads $(cat "$Q"), cpu1 $a1 -> $b1"
 	fi
@@ -112,7 +115,8 @@ else
 	b1=$(deep_usage 1); b0=$(deep_usage 0)
 	rmmod "$NAME"
 	if [ "$b1" -eq "$a1" ]; then
-		ktap_test_pass "cpu1 capped: no entries of states 1.. with exit latency > 0 in 2 s ($a1 -> $b1)"
+		msg="no entries of states 1.. with exit latency > 0 in 2 s"
+		ktap_test_pass "cpu1 capped: $msg ($a1 -> $b1)"
 	else
 		ktap_test_fail "cpu1 entered deep states under a 0 us limit ($a1 -> $b1)"
 	fi

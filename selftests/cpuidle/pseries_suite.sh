@@ -80,7 +80,8 @@ if [ -z "$want" ] || { [ "$mode" = plain ] && [ "$settings" != none ]; }; then
 	# real firmware: its own numbers; check the shape only
 	got=$(table $SYS/cpu0)
 	case "$got" in
-	"snooze:0:0 CEDE:"*|"snooze:0:0 Shared Cede:"*) ktap_test_pass "$mode: table $got(settings: $settings)" ;;
+	"snooze:0:0 CEDE:"*|"snooze:0:0 Shared Cede:"*)
+		ktap_test_pass "$mode: table $got(settings: $settings)" ;;
 	*) ktap_test_fail "$mode: table $got(settings: $settings)" ;;
 	esac
 else
@@ -109,7 +110,8 @@ if [ -r "$DBG" ]; then
 		esac
 	done <"$DBG"
 	if [ -z "$fbad" ]; then
-		ktap_test_pass "$mode: flags: snooze polls, XCEDE states stop the timer, CEDE neither"
+		msg="snooze polls, XCEDE states stop the timer, CEDE neither"
+		ktap_test_pass "$mode: flags: $msg"
 	else
 		ktap_test_fail "$mode: flags:$fbad"
 	fi

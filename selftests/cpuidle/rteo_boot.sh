@@ -44,7 +44,8 @@ case "$rec" in
 	# with a driver)
 	if echo 0 >$REC && head -n 1 $TRACE | grep -q '^# cpu t_ns' &&
 	   ! tail -n +2 $TRACE | grep -qvE '^[0-9]+( -?[0-9]+){11}$'; then
-		ktap_test_pass "recording stopped, trace well-formed ($(($(wc -l <$TRACE) - 1)) records)"
+		n=$(($(wc -l <$TRACE) - 1))
+		ktap_test_pass "recording stopped, trace well-formed ($n records)"
 	else
 		ktap_test_fail "trace after stopping: $(head -n 2 $TRACE | tr '\n' '|')"
 	fi ;;

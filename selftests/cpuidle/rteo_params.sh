@@ -22,7 +22,9 @@ if [ "$(cat $SYS/current_driver)" = none ]; then
 fi
 ktap_set_plan 4
 orig=$(cat $SYS/current_governor)
-usage() { cat /sys/devices/system/cpu/cpu*/cpuidle/state*/usage | awk '{ s += $1 } END { print s }'; }
+usage() {
+	cat /sys/devices/system/cpu/cpu*/cpuidle/state*/usage | awk '{ s += $1 } END { print s }'
+}
 reenable() { echo menu >$SYS/current_governor; echo rteo >$SYS/current_governor; }
 
 bad=0

@@ -45,13 +45,18 @@ E=/sys/kernel/debug/cpuidle_vstates/energy
 energy() { sed -n 's/.*energy_uj=\([0-9]*\).*/\1/p' "$E" | awk '{ s += $1 } END { print s + 0 }'; }
 if [ -r "$E" ]; then
 	e0=$(energy); sleep 1; e1=$(energy)
-	for d in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[1-9]*/disable; do echo 1 >"$d"; done
+	for d in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[1-9]*/disable; do
+		echo 1 >"$d"
+	done
 	sleep 0.2
 	e2=$(energy); sleep 1; e3=$(energy)
-	for d in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[1-9]*/disable; do echo 0 >"$d"; done
+	for d in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[1-9]*/disable; do
+		echo 0 >"$d"
+	done
 	all=$((e1 - e0)) only0=$((e3 - e2))
 	if [ "$e1" -gt "$e0" ] && [ "$only0" -gt "$all" ]; then
-		ktap_test_pass "$table: emulated energy of an idle second: $all uJ with all states, $only0 uJ with state 0 only"
+		msg="$all uJ with all states, $only0 uJ with state 0 only"
+		ktap_test_pass "$table: emulated energy of an idle second: $msg"
 	else
 		ktap_test_fail "$table: energy $e0 -> $e1 (all states), $e2 -> $e3 (state 0 only)"
 	fi
