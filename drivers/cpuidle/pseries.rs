@@ -256,7 +256,7 @@ fn build_states() -> Result<(KVec<Planned>, Source)> {
                 }
                 Ok(records) => {
                     // SAFETY: `tb_ticks_per_sec` is set once at boot.
-                    let tb = u64::from(unsafe { kernel::bindings::tb_ticks_per_sec });
+                    let tb = unsafe { kernel::bindings::tb_ticks_per_sec } as u64;
                     let plan = pseries_xcede::plan(&records, tb);
                     report_skips(&plan);
                     if let Some((lat, res)) = plan.cede0 {
@@ -369,7 +369,7 @@ impl kernel::Module for PseriesIdle {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         // SAFETY: `cpuidle_disable` is set once at boot ("powersave=off").
         let override_ = unsafe { kernel::bindings::cpuidle_disable };
-        if override_ != kernel::bindings::idle_boot_override_IDLE_NO_OVERRIDE.into() {
+        if override_ != kernel::bindings::idle_boot_override_IDLE_NO_OVERRIDE as usize {
             pr_info!("powersave=off: not registering\n");
             return Err(ENODEV);
         }
