@@ -31,10 +31,13 @@ usage() { cat "$SYS"/cpu[0-9]*/cpuidle/$deep/usage | awk '{ s += $1 } END { prin
 # little-endian s32 as printf octal escapes
 le32() {
 	v=$1
+	# one printf, so that the 4 bytes reach the device in one write()
+	f=
 	for b in 0 8 16 24; do
-		# shellcheck disable=SC2059 # the format is the escape itself
-		printf "\\$(printf %o $(((v >> b) & 255)))"
+		f="$f\\$(printf %o $(((v >> b) & 255)))"
 	done
+	# shellcheck disable=SC2059 # the format is the escapes themselves
+	printf "$f"
 }
 
 held() { # MODE: hold a limit of $limit us through fd 3 for 1 s
