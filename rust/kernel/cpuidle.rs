@@ -259,11 +259,6 @@ impl State {
         self.name.as_cstr()
     }
 
-    /// The state's description.
-    pub fn desc(&self) -> &CStr {
-        self.desc.as_cstr()
-    }
-
     /// Sets the power drawn in the state, in milliwatts.
     pub const fn power(mut self, mw: i32) -> Self {
         self.power_mw = mw;
@@ -795,30 +790,6 @@ impl Device {
     /// Whether state `i` is disabled, by the user or by the driver.
     pub fn state_disabled(&self, i: usize) -> bool {
         i >= STATE_MAX || self.disable_bits(i) != 0
-    }
-
-    /// Whether the user disabled state `i` through sysfs.
-    pub fn state_disabled_by_user(&self, i: usize) -> bool {
-        i < STATE_MAX
-            && self.disable_bits(i) & u64::from(bindings::CPUIDLE_STATE_DISABLED_BY_USER) != 0
-    }
-
-    /// Whether the driver disabled state `i`.
-    pub fn state_disabled_by_driver(&self, i: usize) -> bool {
-        i < STATE_MAX
-            && self.disable_bits(i) & u64::from(bindings::CPUIDLE_STATE_DISABLED_BY_DRIVER) != 0
-    }
-
-    /// How many times state `i` was entered.
-    pub fn usage(&self, i: usize) -> u64 {
-        if i >= STATE_MAX {
-            return 0;
-        }
-        // SAFETY: valid device, `i < STATE_MAX`; the counter is written by
-        // the device's CPU and read by sysfs without a lock: volatile load.
-        unsafe {
-            core::ptr::read_volatile(core::ptr::addr_of!((*self.as_raw()).states_usage[i].usage))
-        }
     }
 
     /// Index of the state entered last, or a negative value.
