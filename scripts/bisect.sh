@@ -22,7 +22,9 @@ trap 'rm -rf "$cfg"' EXIT
 	"${KUNIT_ARGS[@]}" --build_dir="$cfg" >"$cfg.log" 2>&1) ||
 	{ cat "$cfg.log"; die "bisect: kunit.py config failed"; }
 rm -f "$cfg.log"
-stamp=$(cat $patches "$cfg/.config" | sha256sum | cut -c1-16)-$RUSTVER
+# (the patches without the lines that change with every export)
+stamp=$({ grep -hvE '^(From [0-9a-f]{40} |Date: )' $patches; cat "$cfg/.config"; } |
+	sha256sum | cut -c1-16)-$RUSTVER
 if [ "$(cat "$BISECT_BUILD/.rcpuidle-bisect" 2>/dev/null)" = "$stamp" ]; then
 	echo "bisect: all $n prefixes of the series build for x86_64 (built before for this series, $stamp)"
 	exit 0
@@ -53,6 +55,6 @@ for p in $patches; do
 	echo "bisect: $i/$n $(basename "$p"): builds ($(($(date +%s) - t0)) s)"
 done
 # what kunit.py keeps beside the .config it made (scripts/kunit.sh)
-cp "$cfg/.kunitconfig" "$BISECT_BUILD/.kunitconfig"
+cp "$cfg/last_used_kunitconfig" "$BISECT_BUILD/last_used_kunitconfig"
 echo "$stamp" >"$BISECT_BUILD/.rcpuidle-bisect"
 echo "bisect: all $n prefixes of the series build for x86_64"
