@@ -25,28 +25,46 @@ if [ ! -f "$TREE/.rcpuidle-tree" ]; then
 fi
 
 # --- edits to existing files ----------------------------------------------
-new=$(mktemp)
-trap 'rm -f "$new"' EXIT
-cat "$TOP"/kernel-patches/*.patch >"$new" 2>/dev/null || true
-old=$TREE/.rcpuidle-applied.patch
-if ! cmp -s "$new" "$old"; then
-	if [ -s "$old" ]; then
+# The patches applied last are kept, one file each, in $TREE/.rcpuidle-applied/;
+# two of them may edit one file, so they are reverted in reverse order.
+applied=$TREE/.rcpuidle-applied
+legacy=$TREE/.rcpuidle-applied.patch
+touched() { grep -hE '^\+\+\+ ' "$@" | awk '{print $2}' | sed 's|^b/||' | sort -u; }
+same=1
+if [ -f "$legacy" ] || ! diff -rq "$TOP/kernel-patches" "$applied" --exclude='*.msg' \
+	--exclude=series --exclude=cover-letter >/dev/null 2>&1; then
+	same=0
+fi
+if [ $same = 0 ]; then
+	if [ -s "$legacy" ]; then
+		# a tree grafted by the single-file scheme of earlier versions
 		echo "graft: reverting previous kernel edits"
-		patch -s -R -p1 -d "$TREE" --no-backup-if-mismatch <"$old" ||
+		patch -s -R -p1 -d "$TREE" --no-backup-if-mismatch <"$legacy" ||
 			die "could not revert old edits; delete $TREE and retry"
+		rm -f "$legacy"
+	elif [ -d "$applied" ]; then
+		echo "graft: reverting previous kernel edits"
+		for p in $(ls "$applied"/*.patch 2>/dev/null | sort -r); do
+			patch -s -R -p1 -d "$TREE" --no-backup-if-mismatch <"$p" ||
+				die "could not revert $(basename "$p"); delete $TREE and retry"
+		done
 	fi
-	if [ -s "$new" ]; then
+	rm -rf "$applied"
+	mkdir -p "$applied"
+	if ls "$TOP"/kernel-patches/*.patch >/dev/null 2>&1; then
 		# break hard links to the pristine tree for every touched file
-		for f in $(grep -E '^\+\+\+ ' "$new" | awk '{print $2}' | sed 's|^b/||' | sort -u); do
+		for f in $(touched "$TOP"/kernel-patches/*.patch); do
 			if [ -f "$TREE/$f" ]; then
 				cp "$TREE/$f" "$TREE/$f.unlink" && mv "$TREE/$f.unlink" "$TREE/$f"
 			fi
 		done
 		echo "graft: applying kernel-patches/"
-		patch -s -p1 -d "$TREE" --no-backup-if-mismatch <"$new" ||
-			die "kernel-patches/ do not apply to $KVER"
+		for p in $(ls "$TOP"/kernel-patches/*.patch | sort); do
+			patch -s -p1 -d "$TREE" --no-backup-if-mismatch <"$p" ||
+				die "kernel-patches/$(basename "$p") does not apply to $KVER after the ones before it"
+			cp "$p" "$applied/"
+		done
 	fi
-	cp "$new" "$old"
 fi
 
 # --- project files ---------------------------------------------------------

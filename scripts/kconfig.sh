@@ -16,7 +16,7 @@ if [ "$PROFILE" = debug ]; then
 	[ -f "$TOP/configs/$1-debug.config" ] && frags+=("$TOP/configs/$1-debug.config")
 fi
 frags+=("$TOP/configs/$1.config" "$TOP/configs/project.config")
-stamp=$(cat "${frags[@]}" "$TREE/.rcpuidle-applied.patch" 2>/dev/null | sha256sum | cut -c1-16)
+stamp=$(cat "${frags[@]}" "$TREE"/.rcpuidle-applied/*.patch 2>/dev/null | sha256sum | cut -c1-16)
 if [ -f "$BUILD/.config" ] && [ "$(cat "$BUILD/.rcpuidle-config" 2>/dev/null)" = "$stamp" ]; then
 	exit 0
 fi
