@@ -56,10 +56,15 @@ case " $* " in
 	rc=0
 	RCPUIDLE_BUILD_NICE=19 "$TOP/scripts/patches.sh" bisect >"$dir/bisect" 2>&1 || rc=1
 	echo $rc >"$dir/bisect.rc"
-	# and the KUnit suites through kunit.py, as kernel developers run them
-	rc=0
-	{ RCPUIDLE_BUILD_NICE=19 "$TOP/scripts/kunit.sh" &&
-		RCPUIDLE_BUILD_NICE=19 "$TOP/scripts/rustdoc.sh"; } >"$dir/kunit" 2>&1 || rc=1
+	# and the KUnit suites through kunit.py, as kernel developers run them,
+	# in the bisect build (no kernel to run them on if that failed)
+	if [ $rc = 0 ]; then
+		{ RCPUIDLE_BUILD_NICE=19 "$TOP/scripts/kunit.sh" &&
+			RCPUIDLE_BUILD_NICE=19 "$TOP/scripts/rustdoc.sh"; } >"$dir/kunit" 2>&1 || rc=1
+	else
+		echo "kunit: not run: the bisect build failed" >"$dir/kunit"
+		rc=1
+	fi
 	echo $rc >"$dir/kunit.rc" ;;
 esac
 [ -z "$bg" ] || wait "$bg"
