@@ -982,9 +982,9 @@ impl<D: Default + Send> PerCpuData<D> {
         // time by `GovernorSlot::new()`), the alignment a power of two.
         let p = unsafe { bindings::__alloc_percpu(size, core::mem::align_of::<D>()) };
         let p = NonNull::new(p.cast::<D>()).ok_or(ENOMEM)?;
+        // SAFETY: `__cpu_possible_mask` is a valid, static mask.
+        let possible = unsafe { Cpumask::from_raw(&raw const bindings::__cpu_possible_mask) };
         for cpu in 0..crate::cpu::nr_cpu_ids() {
-            // SAFETY: `__cpu_possible_mask` is a valid, static mask.
-            let possible = unsafe { Cpumask::from_raw(&raw const bindings::__cpu_possible_mask) };
             if !CpuId::from_u32(cpu).is_some_and(|c| possible.test(c)) {
                 continue;
             }
