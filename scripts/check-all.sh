@@ -37,6 +37,34 @@ one() { # ARCH: the arch's checks, output in $dir/ARCH, status in $dir/ARCH.rc
 # graft once here: the per-arch builds below then find nothing to change
 # in the shared tree, so that running two of them at once is safe
 "$TOP/scripts/graft.sh" || fail=1
+# every prefix of the patch series builds for x86_64 (bisectable), then
+# kunit.py runs on the last of those builds.  This starts at once, in the
+# background at the lowest CPU priority: it takes the CPU time the guests
+# leave idle, rather than running after them.
+bisect= bisectpid=
+case " $* " in
+*" x86_64 "*)
+	bisect=1
+	{
+		rc=0
+		RCPUIDLE_BUILD_NICE=19 "$TOP/scripts/patches.sh" bisect >"$dir/bisect" 2>&1 || rc=1
+		echo $rc >"$dir/bisect.rc"
+		# and the KUnit suites through kunit.py, as kernel developers
+		# run them, in the bisect build (no kernel to run them on if
+		# that failed); its guest a little above the bisect builds, so
+		# that it keeps inside its time limit beside the other guests
+		if [ $rc = 0 ]; then
+			{ RCPUIDLE_BUILD_NICE=10 "$TOP/scripts/kunit.sh" &&
+				RCPUIDLE_BUILD_NICE=19 "$TOP/scripts/rustdoc.sh"; } >"$dir/kunit" 2>&1 || rc=1
+		else
+			echo "kunit: not run: the bisect build failed" >"$dir/kunit"
+			rc=1
+		fi
+		echo $rc >"$dir/kunit.rc"
+	} &
+	bisectpid=$!
+	echo "check: bisect and kunit.py running in the background" ;;
+esac
 bg=
 for arch in "$@"; do
 	if [ "$arch" = x86_64 ] && [ $# -gt 1 ]; then
@@ -44,29 +72,11 @@ for arch in "$@"; do
 		bg=$!
 		echo "check: x86_64 running in the background"
 	else
-		RCPUIDLE_BUILD_NICE=${bg:+19} one "$arch" >"$dir/$arch" 2>&1
+		# below the x86_64 build, above the bisect builds
+		RCPUIDLE_BUILD_NICE=${bg:+10} one "$arch" >"$dir/$arch" 2>&1
 	fi
 done
-# every prefix of the patch series builds for x86_64 (bisectable); after the
-# other arches, at the lowest priority, while the x86_64 guest runs
-bisect=
-case " $* " in
-*" x86_64 "*)
-	bisect=1
-	rc=0
-	RCPUIDLE_BUILD_NICE=19 "$TOP/scripts/patches.sh" bisect >"$dir/bisect" 2>&1 || rc=1
-	echo $rc >"$dir/bisect.rc"
-	# and the KUnit suites through kunit.py, as kernel developers run them,
-	# in the bisect build (no kernel to run them on if that failed)
-	if [ $rc = 0 ]; then
-		{ RCPUIDLE_BUILD_NICE=19 "$TOP/scripts/kunit.sh" &&
-			RCPUIDLE_BUILD_NICE=19 "$TOP/scripts/rustdoc.sh"; } >"$dir/kunit" 2>&1 || rc=1
-	else
-		echo "kunit: not run: the bisect build failed" >"$dir/kunit"
-		rc=1
-	fi
-	echo $rc >"$dir/kunit.rc" ;;
-esac
+[ -z "$bisectpid" ] || wait "$bisectpid"
 [ -z "$bg" ] || wait "$bg"
 if [ -n "$bisect" ]; then
 	echo "== patch series: bisect =="
