@@ -1,252 +1,433 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench-report.py OUTDIR GUEST_LOG SIM_BIN COMMANDS_FILE
+"""bench-report.py OUTDIR LOG [--sim SIM_JSON] [--commands FILE]
 
-Assembles the evaluation report from the simulator's output (OUTDIR/sim.json,
-OUTDIR/sim.md, OUTDIR/sim-*.png) and the BENCH lines of an in-guest run:
-OUTDIR/report.md, OUTDIR/summary.json and OUTDIR/guest-*.png (drawn by
-`cpuidle-sim --plot`).  Medians and min-max spread over the repetitions of
-one boot; governors are only compared within that run."""
+The report of an in-guest governor run (scripts/bench-guest.sh) from its
+console LOG: OUTDIR/summary.json, OUTDIR/report.md and OUTDIR/*.png.
 
+The guest prints these lines; kernel messages and prefixes may precede them
+on a console line:
+  BENCH <table> <governor> <rep> <benchmark> <metric> <value>
+  BENCH <table> <governor> <rep> exitlat <state> <metric> <value>
+    (the same as benchmark exitlat-<state>)
+  BENCH-META <key> <value...>
+  BENCH-ERROR <text...>
+  BENCH-DONE
+Any other line naming BENCH, and a repetition printed twice, is counted as
+malformed.  Without BENCH-DONE, with a BENCH-ERROR or without data the run is
+incomplete: the report says so and the exit status is 1 (after writing it);
+without numpy or matplotlib it is 2.
+
+Per (table, benchmark, metric, governor): the median over the repetitions
+with a bootstrap 95 % CI.  Per pair num/den (rteo/teo, menu/teo and the A/A
+control rteo-parity/teo): the ratio of the medians over the repetitions both
+ran, with a paired bootstrap CI (the same repetitions resampled for both: the
+governors of a repetition ran back to back, under the same host load).
+With SIM_JSON, the simulator's results (and the SIM_JSON.md beside it).
+"""
+
+import argparse
 import json
+import math
 import os
-import statistics
-import subprocess
+import re
 import sys
+from collections import defaultdict
 
-GOVS = ["rteo", "teo", "menu"]
-METRICS = [
-    ("pipe_rtt", "pipe ping-pong round trip (us)", "lower"),
-    ("timer_p50", "periodic timer lateness, median (us)", "lower"),
-    ("timer_p99", "periodic timer lateness, p99 (us)", "lower"),
-    ("wake_p50", "wake-up latency, median (us)", "lower"),
-    ("wake_p99", "wake-up latency, p99 (us)", "lower"),
-    ("above_pct", "idle: too deep (above) % of entries", "lower"),
-    ("below_pct", "idle: too shallow (below) % of entries", "lower"),
-    ("idle_energy_uj", "idle: emulated energy of 2 s (uJ)", "lower"),
-]
+try:
+    import numpy as np
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+except ImportError as e:
+    print("bench-report: %s (for %s): install python3-matplotlib and python3-numpy "
+          "(scripts/setup.sh) and run this with /usr/bin/python3" % (e, sys.executable),
+          file=sys.stderr)
+    sys.exit(2)
+
+SEED = 0x5EED
+RESAMPLES = 10000
+# fewer repetitions give a bootstrap interval but no verdict
+MIN_REPS = 5
+GOVS = ["rteo", "teo", "menu", "rteo-parity"]
+PAIRS = [("rteo", "teo"), ("menu", "teo"), ("rteo-parity", "teo")]
+AA = ("rteo-parity", "teo")
+# what describes the run rather than scores it: its ratios say higher/lower
+INFO = {("idle", "entries"), ("idle", "wakeups_per_s")}
+# the exit-latency check's metrics: the typical lateness, not the tail
+EXIT_METRICS = ("late_us", "p50_us", "avg_us")
+# the per-repetition figure's panels
+MAIN = [("cyclictest", "avg_us"), ("cyclictest", "p99_us"), ("hackbench", "time_s"),
+        ("pipe", "usec_per_op"), ("wake", "p50_us"), ("wake", "p99_us"),
+        ("idle", "energy_uj"), ("idle", "above_per_entry")]
+# the ratio figures' axis marks (a log scale)
+TICKS = [0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 3, 5, 10, 20, 50, 100]
+LINE = re.compile(r"\bBENCH(-[A-Z]+)?(?![\w-])(.*)")
 
 
-def parse_guest(path):
-    runs, qos, errors, done = {}, {}, [], False
+def parse(path):
+    """The console log: data[(table, benchmark, metric)][governor][rep] = value."""
+    data = defaultdict(dict)
+    meta, errors, bad, done = defaultdict(list), [], [], False
     with open(path, errors="replace") as f:
         for line in f:
-            line = line.strip()
-            if line.startswith("BENCH-ERROR"):
-                errors.append(line)
-            if line == "BENCH-DONE":
+            m = LINE.search(line)
+            if not m:
+                continue
+            kind, fields = m.group(1), m.group(2).split()
+            if kind == "-DONE" and not fields:
                 done = True
-            if not line.startswith("BENCH "):
-                continue
-            parts = line.split()
-            if len(parts) != 6:
-                continue
-            _, table, gov, rep, metric, value = parts
-            try:
-                v = float(value)
-            except ValueError:
-                continue
-            if rep.startswith("qos"):
-                qos.setdefault(table, {}).setdefault(gov, {})[rep + ":" + metric] = v
+            elif kind == "-ERROR":
+                errors.append(" ".join(fields) or "(no text)")
+            elif kind == "-META" and meta_ok(fields):
+                meta[fields[0]].append(fields[1:])
+            elif kind is None and record(data, fields):
+                pass
             else:
-                runs.setdefault(table, {}).setdefault(gov, {}).setdefault(metric, []).append(v)
-    return runs, qos, errors, done
+                bad.append(line.strip())
+    return data, meta, errors, done, bad
 
 
-def order(gs):
-    """rteo, teo, menu, then any other governor or rteo variant (rteo-off=MASK) of the run."""
-    return [g for g in GOVS if g in gs] + sorted(g for g in gs if g not in GOVS)
+def meta_ok(f):
+    """A BENCH-META line has a key; exit_latency_us's value is TABLE STATE US."""
+    if f[:1] != ["exit_latency_us"]:
+        return bool(f)
+    try:
+        return len(f) == 4 and math.isfinite(float(f[3]))
+    except ValueError:
+        return False
 
 
-def paired(runs, table, metric, a="rteo", b="teo"):
-    """Per-repetition ratios a/b of one metric (the governors of a repetition run back to back)."""
-    va = runs.get(table, {}).get(a, {}).get(metric, [])
-    vb = runs.get(table, {}).get(b, {}).get(metric, [])
-    return [x / y for x, y in zip(va, vb) if y > 0]
+def record(data, f):
+    """Files the fields of one BENCH line; False if they are malformed."""
+    if len(f) == 7 and f[3] == "exitlat":
+        f = f[:3] + ["exitlat-" + f[4]] + f[5:]
+    if len(f) != 6:
+        return False
+    table, gov, rep, bench, metric, value = f
+    try:
+        rep, value = int(rep), float(value)
+    except ValueError:
+        return False
+    if rep < 1 or not math.isfinite(value) or rep in data.get((table, bench, metric), {}).get(gov, {}):
+        return False
+    data[(table, bench, metric)].setdefault(gov, {})[rep] = value
+    return True
 
 
-def stats(vals):
-    return {
-        "median": statistics.median(vals),
-        "min": min(vals),
-        "max": max(vals),
-        "n": len(vals),
-    }
+def order(govs):
+    return [g for g in GOVS if g in govs] + sorted(g for g in govs if g not in GOVS)
+
+
+def ratio(x, y):
+    """x / y; 1 where both are 0 (equal), inf where only y is."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((x == 0) & (y == 0), 1.0, x / y)
+
+
+def interval(boot):
+    # order statistics, no interpolation: an infinite ratio stays infinite
+    lo, hi = np.percentile(boot, [2.5, 97.5], method="inverted_cdf")
+    return float(lo), float(hi)
+
+
+def median_ci(vals):
+    """The median of vals and its bootstrap 95 % CI."""
+    v = np.asarray(vals, float)
+    idx = np.random.default_rng(SEED).integers(0, len(v), (RESAMPLES, len(v)))
+    return float(np.median(v)), *interval(np.median(v[idx], axis=1))
+
+
+def paired(a, b, stat):
+    """stat(median a, median b) and its CI, a[i] and b[i] resampled together."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    idx = np.random.default_rng(SEED).integers(0, len(a), (RESAMPLES, len(a)))
+    boot = stat(np.median(a[idx], axis=1), np.median(b[idx], axis=1))
+    return float(stat(np.median(a), np.median(b))), *interval(boot)
+
+
+def common(runs, num, den):
+    reps = sorted(runs[num].keys() & runs[den].keys())
+    return [runs[num][r] for r in reps], [runs[den][r] for r in reps]
+
+
+def verdict(bench, metric, lo, hi, n):
+    info = (bench, metric) in INFO
+    if n < MIN_REPS:
+        return "too few repetitions"
+    if hi < 1:
+        return "lower" if info else "better"
+    if lo > 1:
+        return "higher" if info else "worse"
+    return "no difference shown"
+
+
+def differs(r):
+    return r is not None and r["verdict"] not in ("no difference shown", "too few repetitions")
+
+
+def analyse(data, meta):
+    guest, ratios, exitlat = [], [], []
+    for (table, bench, metric), runs in sorted(data.items()):
+        key = dict(table=table, benchmark=bench, metric=metric)
+        for gov in order(runs):
+            reps = sorted(runs[gov])
+            vals = [runs[gov][r] for r in reps]
+            med, lo, hi = median_ci(vals)
+            guest.append(dict(key, governor=gov, median=med, ci_low=lo, ci_high=hi,
+                              n=len(vals), reps=reps, values=vals))
+        for num, den in PAIRS:
+            if num in runs and den in runs:
+                a, b = common(runs, num, den)
+                if a:
+                    med, lo, hi = paired(a, b, ratio)
+                    ratios.append(dict(key, num=num, den=den, median=med, ci_low=lo,
+                                       ci_high=hi, n=len(a),
+                                       verdict=verdict(bench, metric, lo, hi, len(a))))
+    # the lateness of a timer that wakes a CPU from each state alone, less
+    # the floor (the lateness with the deep states off): should be the
+    # state's emulated exit latency
+    lat = {(t, s): float(us) for t, s, us in meta.get("exit_latency_us", [])}
+    for (table, bench, metric), runs in sorted(data.items()):
+        if not bench.startswith("exitlat-") or metric not in EXIT_METRICS:
+            continue
+        state = bench[len("exitlat-"):]
+        fm = next((m for m in (metric, "p50_us", "avg_us") if (table, "floor", m) in data), None)
+        floor = data[(table, "floor", fm)].get("none", {}) if fm else {}
+        for gov in order(runs):
+            late = dict(runs[gov])
+            ref = {r: floor[r] for r in late if r in floor} if floor else {r: 0.0 for r in late}
+            a, b = [late[r] for r in ref], list(ref.values())
+            if not a:
+                continue
+            exc, lo, hi = paired(a, b, np.subtract)
+            el = lat.get((table, state))
+            check = ("no exit latency given" if el is None else
+                     "too few repetitions" if len(a) < MIN_REPS else
+                     "shorter than the exit latency" if hi < el else
+                     "longer than the exit latency" if lo > el else "consistent")
+            exitlat.append(dict(table=table, state=state, governor=gov, metric=metric,
+                                late_median=float(np.median(a)), floor=fm if floor else None,
+                                excess=exc, ci_low=lo, ci_high=hi, n=len(a),
+                                exit_latency_us=el, excess_per_exit=exc / el if el else None,
+                                check=check))
+    aa = [dict(table=r["table"], benchmark=r["benchmark"], metric=r["metric"],
+               width=r["ci_high"] - r["ci_low"])
+          for r in ratios if (r["num"], r["den"]) == AA]
+    return guest, ratios, aa, exitlat
+
+
+def fmt(x):
+    return "-" if x is None else "%.4g" % x
+
+
+def fmt_ratio(r):
+    return "%.3f [%.3f, %.3f]" % (r["median"], r["ci_low"], r["ci_high"]) if r else "-"
+
+
+def safe(name):
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+def finite(*xs):
+    return all(math.isfinite(x) and x > 0 for x in xs)
+
+
+def plot_ratios(path, table, rows):
+    keys = sorted({(r["benchmark"], r["metric"]) for r in rows})
+    fig, ax = plt.subplots(figsize=(8, 1.5 + 0.6 * len(keys)))
+    for i, (num, den) in enumerate(PAIRS):
+        pts = [(keys.index((r["benchmark"], r["metric"])) + 0.25 * (i - 1), r)
+               for r in rows if (r["num"], r["den"]) == (num, den)
+               and finite(r["median"], r["ci_low"], r["ci_high"])]
+        if pts:
+            y, rs = zip(*pts)
+            med = np.array([r["median"] for r in rs])
+            err = [med - [r["ci_low"] for r in rs], [r["ci_high"] for r in rs] - med]
+            ax.errorbar(med, y, xerr=err, fmt="o", ms=4, capsize=2, label="%s/%s" % (num, den))
+    ax.axvline(1.0, color="k", lw=0.8)
+    ax.set_xscale("log")
+    lo, hi = ax.get_xlim()
+    ticks = [t for t in TICKS if lo <= t <= hi]
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    ax.set_xticks(ticks, ["%g" % t for t in ticks])
+    ax.set_yticks(range(len(keys)), ["%s %s" % k for k in keys], fontsize="small")
+    ax.invert_yaxis()
+    ax.set_xlabel("ratio of medians, 95 % paired bootstrap CI (< 1: lower than teo)")
+    ax.set_title("%s: governors against teo" % table)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_reps(path, table, data):
+    keys = [k for k in MAIN if (table,) + k in data] or \
+        sorted(k[1:] for k in data if k[0] == table)[:8]
+    cols = min(4, len(keys))
+    rows = -(-len(keys) // cols)
+    fig, axs = plt.subplots(rows, cols, figsize=(3.2 * cols, 3 * rows), squeeze=False)
+    for ax, (bench, metric) in zip(axs.flat, keys):
+        runs = data[(table, bench, metric)]
+        govs = [g for g in order(runs) if g != "none"] or list(runs)
+        vals = [list(runs[g].values()) for g in govs]
+        ax.boxplot(vals, widths=0.5, showfliers=False)
+        for i, v in enumerate(vals, 1):
+            ax.plot(i + np.linspace(-0.12, 0.12, len(v)), v, "o", ms=3, alpha=0.7)
+        ax.set_xticks(range(1, len(govs) + 1), govs, rotation=30, fontsize="small")
+        ax.set_title("%s %s" % (bench, metric), fontsize="small")
+    for ax in list(axs.flat)[len(keys):]:
+        ax.set_visible(False)
+    fig.suptitle("%s: per repetition" % table)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def table_md(table, guest, ratios, exitlat):
+    md = ["### %s\n" % table]
+    rows = [g for g in guest if g["table"] == table]
+    med = {(g["benchmark"], g["metric"], g["governor"]): g for g in rows}
+    rat = {(r["benchmark"], r["metric"], r["num"]): r for r in ratios if r["table"] == table}
+    govs = order({g["governor"] for g in rows} - {"none"})
+    keys = sorted({(g["benchmark"], g["metric"]) for g in rows
+                   if g["benchmark"] != "floor" and not g["benchmark"].startswith("exitlat-")})
+    if keys:
+        md.append("| benchmark | metric | " + " | ".join(govs) +
+                  " | rteo/teo [95 % CI] | verdict | A/A rteo-parity/teo [95 % CI] |")
+        md.append("|---|---|" + "---|" * (len(govs) + 3))
+        for b, m in keys:
+            r, aa = rat.get((b, m, "rteo")), rat.get((b, m, AA[0]))
+            cells = [fmt(med[(b, m, g)]["median"]) if (b, m, g) in med else "-" for g in govs]
+            md.append("| %s | %s | %s | %s | %s | %s%s |" % (
+                b, m, " | ".join(cells), fmt_ratio(r), r["verdict"] if r else "-",
+                fmt_ratio(aa), " **A/A differs**" if differs(aa) else ""))
+        md.append("")
+    floor = [g for g in rows if g["benchmark"] == "floor"]
+    if floor:
+        md.append("Wake-up floor (deep states disabled), median [95 %% CI] over %d repetitions: " % floor[0]["n"] +
+                  ", ".join("%s %s [%s, %s] us%s" % (
+                      g["metric"], fmt(g["median"]), fmt(g["ci_low"]), fmt(g["ci_high"]),
+                      "" if g["governor"] == "none" else " (%s)" % g["governor"]) for g in floor) + ".\n")
+    ex = [e for e in exitlat if e["table"] == table]
+    if ex:
+        md.append("Exit latencies: a timer's lateness with one state alone enabled, less the "
+                  "floor's same metric, against the state's emulated exit latency.\n")
+        md.append("| state | governor | metric | lateness (us) | less the floor [95 % CI] | "
+                  "exit latency (us) | ratio | check |")
+        md.append("|---|---|---|---|---|---|---|---|")
+        for e in ex:
+            md.append("| %s | %s | %s | %s | %s [%s, %s]%s | %s | %s | %s (n %d) |" % (
+                e["state"], e["governor"], e["metric"], fmt(e["late_median"]), fmt(e["excess"]),
+                fmt(e["ci_low"]), fmt(e["ci_high"]), "" if e["floor"] else " (no floor)",
+                fmt(e["exit_latency_us"]), fmt(e["excess_per_exit"]), e["check"], e["n"]))
+        md.append("")
+    return md
 
 
 def main():
-    out, log, sim_bin, cmds_file = sys.argv[1:5]
-    with open(os.path.join(out, "sim.json")) as f:
-        sim = json.load(f)
-    with open(os.path.join(out, "sim.md")) as f:
-        sim_md = f.read()
-    with open(cmds_file) as f:
-        commands = [l.rstrip("\n") for l in f if l.strip()]
-    runs, qos, errors, done = parse_guest(log)
-    guest = {
-        t: {g: {m: stats(v) for m, v in ms.items()} for g, ms in gs.items()}
-        for t, gs in runs.items()
-    }
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("outdir")
+    ap.add_argument("log")
+    ap.add_argument("--sim", help="the simulator's JSON (cpuidle-sim --json)")
+    ap.add_argument("--commands", help="the commands of the run, one a line")
+    args = ap.parse_args()
+    os.makedirs(args.outdir, exist_ok=True)
 
-    md = []
-    md.append("# rcpuidle governor evaluation\n")
-    md.append("Produced by `make bench`; the commands, in order:\n")
-    md.append("```")
-    md.extend(commands)
-    md.append("```\n")
-    if not done or errors:
-        md.append("**The guest run did not complete:** %s\n" % (", ".join(errors) or "no BENCH-DONE"))
+    data, meta, errors, done, bad = parse(args.log)
+    guest, ratios, aa, exitlat = analyse(data, meta)
+    complete = done and not errors and bool(data)
+    tables = sorted({t for t, _, _ in data})
+    commands = []
+    if args.commands:
+        with open(args.commands) as f:
+            commands = [l.rstrip("\n") for l in f if l.strip()]
 
-    ov = sim["overall"]
-    md.append("## Headline\n")
-    md.append("Simulator over the whole corpus (energy-weighted regret; too deep / too shallow = entries "
-              "counted by the kernel's above/below rule per 100 idle periods of the workload), "
-              "and the in-guest medians on the x86-like emulated table.\n")
-    md.append("| | energy regret vs oracle | too deep /100 periods | too shallow /100 periods | exact state % | pipe RTT (us) | timer p50 (us) | wake p50 (us) |")
-    md.append("|---|---|---|---|---|---|---|---|")
-    x86 = guest.get("x86-like", {})
-    for g in GOVS:
-        s = ov[g]
-        gm = x86.get(g, {})
-        cell = lambda m: "%.1f" % gm[m]["median"] if m in gm else "-"
-        md.append("| %s | %.4f | %.2f | %.2f | %.1f | %s | %s | %s |" % (
-            g, s["energy_regret"], s["too_deep_pct"], s["too_shallow_pct"], s["exact_pct"],
-            cell("pipe_rtt"), cell("timer_p50"), cell("wake_p50")))
-    md.append("| oracle | 0 | 0 | 0 | 100 | - | - | - |\n")
-    md.append("Per entry (the ratio of the kernel's own counters): " + ", ".join(
-        "%s above %.2f%% / below %.2f%%" % (g, ov[g]["above_per_entry_pct"], ov[g]["below_per_entry_pct"])
-        for g in GOVS) + ".\n")
-    ex = []
-    for g in GOVS:
-        rs = [x for x in sim["per_table_class"] if x["governor"] == g and x["class"] != "qos-limited"]
-        p = sum(x["periods"] for x in rs) or 1
-        ex.append("%s %.2f / %.2f" % (g, sum(x["too_deep_pct"] * x["periods"] for x in rs) / p,
-                                       sum(x["too_shallow_pct"] * x["periods"] for x in rs) / p))
-    md.append("Without the qos-limited class (whose below counts are states the QoS limit forbids, which the "
-              "kernel's rule counts anyway), too deep / too shallow per 100 periods: " + ", ".join(ex) + ".\n")
-    r, t, m = ov["rteo"], ov["teo"], ov["menu"]
-    md.append("Targets (simulator, per 100 periods): energy regret <= 0.5 x teo's: rteo/teo = %.3f (%s); "
-              "too deep <= teo's: %.2f vs %.2f (%s); too shallow <= menu's: %.2f vs %.2f (%s).\n" % (
-                  r["energy_regret"] / t["energy_regret"],
-                  "met" if r["energy_regret"] <= 0.5 * t["energy_regret"] else "NOT met",
-                  r["too_deep_pct"], t["too_deep_pct"], "met" if r["too_deep_pct"] <= t["too_deep_pct"] else "NOT met",
-                  r["too_shallow_pct"], m["too_shallow_pct"],
-                  "met" if r["too_shallow_pct"] <= m["too_shallow_pct"] else "NOT met"))
+    md = ["# rcpuidle governor evaluation: in-guest benchmarks\n"]
+    if commands:
+        md += ["The commands of the run, in order:\n", "```"] + commands + ["```\n"]
+    if not complete:
+        why = errors + ([] if done else ["no BENCH-DONE"]) + ([] if data else ["no BENCH data"])
+        md.append("**The run is INCOMPLETE:** %s. What follows is what the log holds.\n"
+                  % "; ".join(why))
+    md.append("Malformed BENCH lines ignored: %d%s\n" % (len(bad), ", the first:" if bad else "."))
+    if bad:
+        md += ["```"] + bad[:5] + ["```\n"]
+    if meta:
+        md.append("Run: " + "; ".join("%s %s" % (k, ", ".join(" ".join(v) for v in vs))
+                                      for k, vs in sorted(meta.items())) + ".\n")
+    md.append("Medians over the repetitions (the governors of a repetition run back to back, in "
+              "rotating order). Ratios are of the medians over the repetitions both governors ran; "
+              "their 95 %% CI is a paired bootstrap over the repetitions (%d resamples, seed %#x). "
+              "All metrics are lower-is-better but %s, which only describe the run. Verdict: "
+              "*better* only if the CI lies below 1, *worse* only if above (and only from %d "
+              "repetitions on); rteo-parity (rteo in "
+              "its parity mode, which must behave as teo) against teo is the A/A control, whose "
+              "interval is the noise floor: with 95 %% intervals about 1 metric in 20 differs by "
+              "chance alone.\n" % (
+                  RESAMPLES, SEED, " and ".join("%s %s" % k for k in sorted(INFO)), MIN_REPS))
 
-    md.append("Targets in the guest (medians <= teo's): per table, the medians of rteo and teo, and the "
-              "per-repetition ratio rteo/teo (median, min-max, repetitions where rteo is not slower).\n")
-    md.append("| table | metric | rteo | teo | ratio rteo/teo per repetition | rteo <= teo | target |")
-    md.append("|---|---|---|---|---|---|---|")
-    guest_targets = {}
-    for table in sorted(guest):
-        gs = guest[table]
-        if "rteo" not in gs or "teo" not in gs:
-            continue
-        for mkey, name in [("pipe_rtt", "pipe ping-pong round trip (us)"),
-                           ("timer_p50", "periodic timer lateness, median (us)")]:
-            a, b = gs["rteo"].get(mkey), gs["teo"].get(mkey)
-            rs = paired(runs, table, mkey)
-            if not a or not b or not rs:
-                continue
-            met = a["median"] <= b["median"]
-            guest_targets.setdefault(table, {})[mkey] = {
-                "rteo": a["median"], "teo": b["median"], "met": met,
-                "ratio": stats(rs), "not_slower": sum(r <= 1 for r in rs)}
-            md.append("| %s | %s | %.1f | %.1f | %.3f (%.3f-%.3f) | %d of %d | %s |" % (
-                table, name, a["median"], b["median"], statistics.median(rs), min(rs), max(rs),
-                sum(r <= 1 for r in rs), len(rs), "met" if met else "NOT met"))
-    md.append("")
-
-    # where rteo loses
-    losses = []
-    for c in sim["per_class"]:
-        if c["governor"] != "rteo":
-            continue
-        teo = next(x for x in sim["per_class"] if x["class"] == c["class"] and x["governor"] == "teo")
-        for k, name in [("energy_regret", "energy regret"), ("too_deep_pct", "too deep /100 periods"),
-                        ("too_shallow_pct", "too shallow /100 periods")]:
-            if c[k] > teo[k] + 1e-9:
-                losses.append("simulator, %s: %s %.4f vs teo %.4f" % (c["class"], name, c[k], teo[k]))
-    for table, gs in guest.items():
-        if "rteo" not in gs or "teo" not in gs:
-            continue
-        for mkey, name, _ in METRICS:
-            a, b = gs["rteo"].get(mkey), gs["teo"].get(mkey)
-            if a and b and a["median"] > b["median"]:
-                losses.append("guest %s: %s median %.3f vs teo %.3f (spread %.3f-%.3f vs %.3f-%.3f)" % (
-                    table, name, a["median"], b["median"], a["min"], a["max"], b["min"], b["max"]))
     md.append("## Where rteo loses to teo\n")
-    if losses:
-        md.extend("- " + l for l in losses)
-    else:
-        md.append("- nowhere in this run")
+    main_r = [r for r in ratios if r["num"] == "rteo" and r["den"] == "teo"]
+    losses = [r for r in main_r if r["verdict"] == "worse"]
+    md += ["- %s, %s %s: rteo is worse than teo, ratio %s" % (
+        r["table"], r["benchmark"], r["metric"], fmt_ratio(r)) for r in losses] or \
+        ["- nowhere shown by this run"]
+    aa_r = [r for r in ratios if (r["num"], r["den"]) == AA and differs(r)]
+    if aa_r:
+        md.append("- the A/A control rteo-parity/teo excludes 1 in %d of %d metrics (about 1 in 20 "
+                  "by chance alone; more: the run's noise exceeds its intervals, or the parity "
+                  "mode is not teo):" % (len(aa_r), len(aa)))
+        md += ["  - %s, %s %s: %s" % (r["table"], r["benchmark"], r["metric"], fmt_ratio(r))
+               for r in aa_r]
+    md.append("")
+    for t in tables:
+        rs = [r for r in main_r if r["table"] == t]
+        if rs:
+            md.append("- %s: rteo/teo better in %d, worse in %d, no difference shown in %d of %d." % (
+                t, *(sum(r["verdict"] == v for r in rs) for v in ("better", "worse", "no difference shown")),
+                len(rs)))
     md.append("")
 
-    md.append("## In-guest benchmarks (x86_64 QEMU TCG, emulated tables)\n")
-    md.append("Median and (min-max) over the repetitions of one boot; governors interleave within each "
-              "repetition. TCG timing is noisy: compare within a row only.\n")
+    md.append("## Per table\n")
     plots = []
-    for table in sorted(guest):
-        gs = guest[table]
-        md.append("### %s\n" % table)
-        md.append("| metric | " + " | ".join(order(gs)) + " |")
-        md.append("|---|" + "---|" * len(order(gs)))
-        for mkey, name, _ in METRICS:
-            row = []
-            for g in order(gs):
-                s = gs[g].get(mkey)
-                row.append("%.2f (%.2f-%.2f)" % (s["median"], s["min"], s["max"]) if s else "-")
-            md.append("| %s | %s |" % (name, " | ".join(row)))
-        md.append("")
-    if qos:
-        md.append("### Per-CPU resume latency (1 us on CPU1, sysfs)\n")
-        md.append("CPU1's timer lateness (median, us) and CPU0's time in its deepest state (ms per s) while the "
-                  "timer runs on CPU1, without (0 = no constraint) and with the limit.\n")
-        md.append("| table | governor | CPU1 timer p50, no limit | CPU1 timer p50, 1 us | CPU0 deepest ms/s, no limit | CPU0 deepest ms/s, 1 us |")
-        md.append("|---|---|---|---|---|---|")
-        for table in sorted(qos):
-            for g in order(qos[table]):
-                q = qos[table].get(g)
-                if not q:
-                    continue
-                md.append("| %s | %s | %s | %s | %s | %s |" % (
-                    table, g, q.get("qos0:cpu1_timer_p50", "-"), q.get("qos1:cpu1_timer_p50", "-"),
-                    q.get("qos0:cpu0_deepest_ms_per_s", "-"), q.get("qos1:cpu0_deepest_ms_per_s", "-")))
-        md.append("")
+    for t in tables:
+        md += table_md(t, guest, ratios, exitlat)
+        rows = [r for r in ratios if r["table"] == t]
+        names = ["ratios-%s.png" % safe(t)] if rows else []
+        if rows:
+            plot_ratios(os.path.join(args.outdir, names[0]), t, rows)
+        names.append("reps-%s.png" % safe(t))
+        plot_reps(os.path.join(args.outdir, names[-1]), t, data)
+        plots += names
+        md += ["![%s](%s)\n" % (n, n) for n in names]
 
-    # plots of the guest medians
-    tables = sorted(guest)
-    for mkey, title, fname in [("pipe_rtt", "pipe rtt us median", "guest-pipe.png"),
-                               ("timer_p50", "timer lateness p50 us", "guest-timer.png"),
-                               ("idle_energy_uj", "idle energy uj median", "guest-energy.png")]:
-        csv = os.path.join(out, fname + ".csv")
-        with open(csv, "w") as f:
-            f.write("," + ",".join(tables) + "\n")
-            for g in GOVS:
-                f.write(g + "," + ",".join(
-                    "%.4f" % guest[t].get(g, {}).get(mkey, {}).get("median", 0.0) for t in tables) + "\n")
-        if subprocess.call([sim_bin, "--plot", os.path.join(out, fname), title, csv]) == 0:
-            plots.append(fname)
-        os.unlink(csv)
-    for p in plots:
-        md.append("![%s](%s)\n" % (p, p))
+    summary = dict(complete=complete, errors=errors, malformed_lines=len(bad),
+                   meta={k: [" ".join(v) for v in vs] for k, vs in meta.items()},
+                   commands=commands, guest=guest, ratios=ratios, aa_width=aa,
+                   exit_latency=exitlat, plots=plots)
+    if args.sim:
+        with open(args.sim) as f:
+            summary["simulator"] = json.load(f)
+        sim_md = os.path.splitext(args.sim)[0] + ".md"
+        if os.path.exists(sim_md):
+            with open(sim_md) as f:
+                md.append(f.read())
 
-    md.append(sim_md.replace("## Simulator", "## Simulator", 1))
-    with open(os.path.join(out, "report.md"), "w") as f:
+    with open(os.path.join(args.outdir, "report.md"), "w") as f:
         f.write("\n".join(md) + "\n")
-    summary = {
-        "commands": commands,
-        "guest_complete": done and not errors,
-        "simulator": sim,
-        "guest": guest,
-        "per_cpu_resume_latency": qos,
-        "guest_targets": guest_targets,
-        "losses": losses,
-    }
-    with open(os.path.join(out, "summary.json"), "w") as f:
-        json.dump(summary, f, indent=1, sort_keys=True)
-    print("bench: report in %s/report.md, summary in %s/summary.json" % (out, out))
-    return 0 if done and not errors else 1
+    # JSON has no infinity: a ratio over a zero median is null
+    clean = lambda o: ({k: clean(v) for k, v in o.items()} if isinstance(o, dict) else
+                       [clean(v) for v in o] if isinstance(o, list) else
+                       None if isinstance(o, float) and not math.isfinite(o) else o)
+    with open(os.path.join(args.outdir, "summary.json"), "w") as f:
+        json.dump(clean(summary), f, indent=1, sort_keys=True)
+    print("bench: report in %s/report.md, summary in %s/summary.json%s" % (
+        args.outdir, args.outdir, "" if complete else " (the run is INCOMPLETE)"))
+    return 0 if complete else 1
 
 
 if __name__ == "__main__":

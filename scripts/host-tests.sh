@@ -73,6 +73,14 @@ else
 	echo "$out" | grep -v '^ok '; f=$((f + 1))
 fi
 
+# the guest benchmark report against crafted logs of known data (Debian's
+# python3 has its numpy and matplotlib)
+if out=$(/usr/bin/python3 "$TOP/tools/bench-report-tests/bench_report_test.py" 2>&1); then
+	echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
+else
+	echo "$out" | grep -v '^ok '; f=$((f + 1))
+fi
+
 # the kernel's rustfmt and checkpatch: from the grafted tree, or before
 # the first graft from the pristine source setup extracted
 tree=$(ls -d "$CACHE"/tree/linux-* 2>/dev/null | head -n1)
