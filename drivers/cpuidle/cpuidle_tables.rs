@@ -199,7 +199,68 @@ pub const TABLES: &[Table] = &[
     },
 ];
 
-/// The table called `name`.
+/// Armada XP before the 2015 update: the thresholds it replaced (10/100 and
+/// 100/1000 us), for replaying that change (the seeds' experiment 001).
+pub const MVEBU_XP_2014: &[Spec] = &[
+    WFI,
+    state!(
+        c"MV CPU IDLE",
+        c"CPU power down",
+        10,
+        100,
+        50,
+        FLAG_RCU_IDLE,
+        50
+    ),
+    state!(
+        c"MV CPU DEEP IDL",
+        c"CPU and L2 Fabric power down",
+        100,
+        1000,
+        5,
+        FLAG_MVEBU_DEEP_IDLE | FLAG_RCU_IDLE,
+        5
+    ),
+];
+
+/// Qualcomm MSM8916 (DragonBoard 410c), as arch/arm64/boot/dts/qcom/
+/// msm8916.dtsi describes it to cpuidle-arm/psci: WFI and standalone power
+/// collapse, whose exit latency is entry + exit (130 + 150 = 280 us, the
+/// state 1 latency of the per-CPU resume latency measurements, the seeds'
+/// experiment 000), residency 2000 us, local timer stopped.
+pub const MSM8916: &[Spec] = &[
+    WFI,
+    state!(
+        c"spc",
+        c"standalone-power-collapse",
+        280,
+        2000,
+        -1,
+        FLAG_TIMER_STOP | FLAG_RCU_IDLE,
+        20
+    ),
+];
+
+/// Tables kept only to replay a documented measurement: the emulated
+/// driver offers them, the simulator and the parity harness (which run
+/// over `TABLES`) do not.
+pub const SEED_TABLES: &[Table] = &[
+    Table {
+        name: "mvebu-xp-2014",
+        states: MVEBU_XP_2014,
+        active_mw: 1000,
+    },
+    Table {
+        name: "msm8916",
+        states: MSM8916,
+        active_mw: 1000,
+    },
+];
+
+/// The table called `name`, of `TABLES` or `SEED_TABLES`.
 pub fn by_name(name: &[u8]) -> Option<&'static Table> {
-    TABLES.iter().find(|t| t.name.as_bytes() == name)
+    TABLES
+        .iter()
+        .chain(SEED_TABLES)
+        .find(|t| t.name.as_bytes() == name)
 }

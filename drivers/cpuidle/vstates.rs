@@ -14,6 +14,10 @@
 //! running in HLT and WFI, and the entry routine leaves RCU to the core.
 //! Loads and unloads at any time; load it again with another table.
 //!
+//! `scale=N` multiplies every exit latency and target residency of the
+//! table by N: a time-scaled copy of it, for measurements on an emulator
+//! whose own wake-up cost would swamp the real table's latencies.
+//!
 //! `/sys/kernel/debug/cpuidle_vstates/energy` gives the emulated energy per
 //! CPU in the table's model: for every state, time in it at the state's
 //! model power, plus each entry's exit latency at the active power, so
@@ -35,7 +39,7 @@ use kernel::{
 #[path = "cpuidle_tables.rs"]
 pub mod cpuidle_tables;
 
-use cpuidle_tables::{Table, FLAG_POLLING, FLAG_RCU_IDLE, FLAG_TIMER_STOP, TABLES};
+use cpuidle_tables::{Table, FLAG_POLLING, FLAG_RCU_IDLE, FLAG_TIMER_STOP, SEED_TABLES, TABLES};
 
 // The tables restate the kernel's flag bits (they are also built on the
 // host, without bindings): tie them to the bindings here.
@@ -52,7 +56,18 @@ module! {
     authors: ["rcpuidle developers"],
     description: "Emulated cpuidle states for testing governors",
     license: "GPL",
+    params: {
+        scale: u32 {
+            default: 1,
+            description: "Multiplies every exit latency and target residency of the table (1..1000)",
+        },
+    },
 }
+
+/// The largest `scale`: the deepest state of any table then has an exit
+/// latency of at most a second and a target residency of ten, far from
+/// the `u32` microseconds they are given in.
+const SCALE_MAX: u32 = 1000;
 
 // The C half of this module (vstates_enter.c, prototypes in vstates.h).
 // The cpuidle structures are only passed through by pointer, never read
@@ -127,6 +142,7 @@ impl core::fmt::Display for Dec {
 struct Emulated {
     reg: Registration,
     table: &'static Table,
+    scale: u32,
 }
 
 impl Emulated {
@@ -146,11 +162,13 @@ impl Emulated {
                 let us = div_u64(st.time_ns, 1000);
                 // mW x us = nJ; each entry pays the exit latency at
                 // active power.
-                nj =
-                    nj.saturating_add(us.saturating_mul(u64::from(spec.model_mw)))
-                        .saturating_add(st.usage.saturating_mul(
-                            u64::from(spec.exit_latency_us) * u64::from(t.active_mw),
-                        ));
+                nj = nj
+                    .saturating_add(us.saturating_mul(u64::from(spec.model_mw)))
+                    .saturating_add(st.usage.saturating_mul(
+                        u64::from(spec.exit_latency_us)
+                            * u64::from(self.scale)
+                            * u64::from(t.active_mw),
+                    ));
                 line[i] = (st.usage, us);
             }
             if !any {
@@ -192,11 +210,16 @@ impl kernel::Module for VStates {
         let name = unsafe { CStr::from_char_ptr(vstates_table_name()) };
         let Some(table) = cpuidle_tables::by_name(name.to_bytes()) else {
             pr_err!("table={name}: unknown table\n");
-            for t in TABLES {
+            for t in [TABLES, SEED_TABLES].iter().flat_map(|l| l.iter()) {
                 pr_err!("  known table: {}\n", t.name);
             }
             return Err(EINVAL);
         };
+        let scale = module_parameters::scale.value();
+        if !(1..=SCALE_MAX).contains(&scale) {
+            pr_err!("scale={scale}: must be 1..{SCALE_MAX}\n");
+            return Err(EINVAL);
+        }
         // SAFETY: `vstates_enter()` is a `__cpuidle` C routine that returns
         // with IRQs off and the index it was given, and leaves RCU to the
         // core: none of the states registered with it has `RCU_IDLE`.
@@ -221,8 +244,8 @@ impl kernel::Module for VStates {
             let state = State::new(
                 spec.name,
                 spec.desc,
-                spec.exit_latency_us,
-                spec.target_residency_us,
+                spec.exit_latency_us * scale,
+                spec.target_residency_us * scale,
                 how,
             )
             .power(spec.power_mw)
@@ -235,7 +258,7 @@ impl kernel::Module for VStates {
         let energy = KBox::pin_init(
             dir.read_callback_file(
                 c_str!("energy"),
-                Emulated { reg, table },
+                Emulated { reg, table, scale },
                 &|e: &Emulated, f: &mut fmt::Formatter<'_>| e.energy(f),
             ),
             GFP_KERNEL,
@@ -244,7 +267,10 @@ impl kernel::Module for VStates {
             c_str!("cpuidle/vstates:online"),
             c_str!("cpuidle/vstates:dead"),
         )?;
-        pr_info!("registered table {name}: {} states\n", states.len());
+        pr_info!(
+            "registered table {name}: {} states, scale {scale}\n",
+            states.len()
+        );
         Ok(Self {
             _hotplug: hotplug,
             _energy: energy,

@@ -24,7 +24,7 @@
 static char *table = "x86-like";
 module_param(table, charp, 0444);
 MODULE_PARM_DESC(table,
-		 "State table: x86-like, mvebu-xp, mvebu-370, mvebu-38x, pseries-dedicated, pseries-xcede");
+		 "State table: x86-like, mvebu-xp, mvebu-370, mvebu-38x, pseries-dedicated, pseries-xcede, mvebu-xp-2014 or msm8916");
 
 const char *vstates_table_name(void)
 {

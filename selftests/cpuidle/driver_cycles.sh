@@ -3,7 +3,8 @@
 #
 # 20 load/unload cycles of the emulated-state driver, going through every
 # table: each load registers the driver with the table's states and idle
-# goes on, each unload leaves no driver; an unknown table is refused.
+# goes on, each unload leaves no driver; an unknown table and a time scale
+# out of range are refused; scale=N multiplies the table's latencies.
 
 DIR=$(dirname "$0")
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -19,7 +20,7 @@ if [ "$(cat $SYS/cpuidle/current_driver)" != none ]; then
 	ktap_skip_all "another cpuidle driver is registered"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 3
+ktap_set_plan 5
 
 if insmod "$MOD" table=no-such-table 2>/dev/null || grep -q '^cpuidle_vstates ' /proc/modules; then
 	ktap_test_fail "table=no-such-table accepted"
@@ -28,7 +29,32 @@ else
 	ktap_test_pass "table=no-such-table refused, nothing loaded"
 fi
 
-set -- x86-like:4 mvebu-xp:3 mvebu-370:2 mvebu-38x:2 pseries-dedicated:2 pseries-xcede:5
+for sc in 0 1001; do
+	insmod "$MOD" scale=$sc 2>/dev/null
+done
+if grep -q '^cpuidle_vstates ' /proc/modules; then
+	ktap_test_fail "scale=0 or scale=1001 accepted"
+	rmmod cpuidle_vstates 2>/dev/null
+else
+	ktap_test_pass "scale=0 and scale=1001 refused, nothing loaded"
+fi
+
+# x86-like C6: 133 us exit latency, 600 us target residency
+if insmod "$MOD" table=x86-like scale=20; then
+	d=$SYS/cpu0/cpuidle/state3
+	got="$(cat $d/latency) $(cat $d/residency)"
+	rmmod cpuidle_vstates
+	if [ "$got" = "2660 12000" ]; then
+		ktap_test_pass "scale=20: C6 latency and residency 2660 12000 us"
+	else
+		ktap_test_fail "scale=20: C6 latency and residency $got, not 2660 12000"
+	fi
+else
+	ktap_test_fail "scale=20 refused"
+fi
+
+set -- x86-like:4 mvebu-xp:3 mvebu-370:2 mvebu-38x:2 pseries-dedicated:2 pseries-xcede:5 \
+	mvebu-xp-2014:3 msm8916:2
 bad=
 i=0
 while [ $i -lt 20 ]; do
