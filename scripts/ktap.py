@@ -70,7 +70,7 @@ def load_parser(kunit_dir):
 
 def read_tests(path):
     """configs/ARCH.tests: 'kunit SUITE', 'kselftest NAME [skip: WHY]'
-    (and the 'module', 'env', 'cmdline' and 'boot-timeout' lines of the
+    (and the 'module', 'tool', 'env', 'cmdline' and 'boot-timeout' lines of the
     other scripts)."""
     kunit, ksft = [], {}
     with open(path) as f:
@@ -81,7 +81,7 @@ def read_tests(path):
             kind, _, rest = line.partition(" ")
             name, _, extra = rest.strip().partition(" ")
             extra = extra.strip()
-            if kind in ("module", "env", "cmdline", "boot-timeout") and name:
+            if kind in ("module", "tool", "env", "cmdline", "boot-timeout") and name:
                 continue  # for mkinitramfs.sh and check.sh
             if kind == "kunit" and name and not extra:
                 kunit.append(name)

@@ -59,7 +59,7 @@ module! {
     params: {
         scale: u32 {
             default: 1,
-            description: "Multiplies every exit latency and target residency of the table (1..1000)",
+            description: "Multiplies the exit latencies and target residencies (1..1000)",
         },
     },
 }
