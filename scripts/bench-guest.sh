@@ -1,32 +1,52 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# In-guest governor benchmarks (rcpuidle.mode=bench, x86_64): for each
-# emulated table (cpuidle_vstates) and repetition, each governor in turn
-# runs idlebench (pipe ping-pong, periodic timer latency, schbench-like
-# wake-up latency) and an idle phase (above/below %, emulated energy).
-# Then the per-CPU resume latency scenario: a 1 us limit on CPU1 through
-# sysfs, the timer latency on CPU1 and CPU0's deepest-state residency, with
-# and without it.  Prints "BENCH table governor rep metric value" lines.
+# In-guest governor benchmarks (rcpuidle.mode=bench, x86_64, the bench
+# kernel profile).  For each emulated table (cpuidle_vstates, time-scaled
+# by RCPUIDLE_BENCH_SCALE: the emulator's own wake-up cost would swamp the
+# real tables' latencies) and repetition, every governor runs in turn, in
+# an order that rotates with the repetition:
+#   cyclictest  Debian's rt-tests, seed 000's settings (-t 1 -i 10000
+#               --latency=10000), pinned to CPU0, every sample printed
+#   hackbench   Debian's rt-tests, process groups over sockets
+#   pipe        perf bench sched pipe (Debian's linux-perf)
+#   wake        schbench-like wake-up latency (tools/idlebench: no packaged
+#               schbench)
+#   idle        2 s of idle: emulated energy, above/below per entry
+# rteo-parity (rteo in its parity mode, which decides as teo) is the A/A
+# control.  Before the governors, in every repetition: the floor
+# (cyclictest with /dev/cpu_dma_latency at 0, the shallowest state only)
+# and, per state, how late a timer wake-up is with that state alone
+# enabled.
+# Prints "BENCH table governor rep benchmark metric value" lines,
+# and "BENCH-META ..." lines (/init prints "BENCH-DONE" after all parts).
 SYS=/sys/devices/system/cpu
 MOD=/lib/modules/cpuidle-vstates.ko
 E=/sys/kernel/debug/cpuidle_vstates/energy
 tables=${RCPUIDLE_BENCH_TABLES:-x86-like mvebu-xp pseries-xcede}
-govs=${RCPUIDLE_BENCH_GOVS:-rteo teo menu}
+govs=${RCPUIDLE_BENCH_GOVS:-rteo teo menu rteo-parity}
 reps=${RCPUIDLE_BENCH_REPS:-9}
+scale=${RCPUIDLE_BENCH_SCALE:-10}
+loops=${RCPUIDLE_BENCH_LOOPS:-200}
 
-RULES_OFF=/sys/module/rteo/parameters/rules_off
+RTEO=/sys/module/rteo/parameters
 
-# use_gov NAME: NAME is a governor, or rteo-off=MASK: rteo with those rules
-# of its default mode off (RCPUIDLE_BENCH_GOVS="rteo teo rteo-off=0x20").
-# rteo takes rules_off when enabled on a CPU: switch away and back.
+err() { echo "BENCH-ERROR $*"; }
+
+# use_gov NAME: NAME is a governor, rteo-parity, or rteo-off=MASK: rteo
+# with those rules of its default mode off.  rteo takes its parameters
+# when enabled on a CPU: switch away and back.
 use_gov() {
 	case $1 in
-	rteo-off=*) echo "${1#rteo-off=}" >$RULES_OFF || return 1 ;;
-	*) [ -w $RULES_OFF ] && echo 0 >$RULES_OFF ;;
+	rteo-off=*) echo "${1#rteo-off=}" >$RTEO/rules_off || return 1 ;;
+	rteo*) echo 0 >$RTEO/rules_off || return 1 ;;
 	esac
 	case $1 in
-	rteo*) echo menu >$SYS/cpuidle/current_governor
+	rteo-parity) echo 1 >$RTEO/parity || return 1 ;;
+	rteo*) echo 0 >$RTEO/parity || return 1 ;;
+	esac
+	case $1 in
+	rteo*) echo menu >$SYS/cpuidle/current_governor &&
 		echo rteo >$SYS/cpuidle/current_governor ;;
 	*) echo "$1" >$SYS/cpuidle/current_governor ;;
 	esac
@@ -45,81 +65,105 @@ rot() {
 
 sum() { cat "$@" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 energy() { sed -n 's/.*energy_uj=\([0-9]*\).*/\1/p' "$E" | awk '{ s += $1 } END { print s + 0 }'; }
-deepest() { ls -d $SYS/cpu$1/cpuidle/state* | tail -n 1; }
 
+# cyclic LATENCY: cyclictest pinned to CPU0, every sample (-v); prints
+# "avg_us V", "max_us V", "p50_us V", "p99_us V"
+cyclic() {
+	cyclictest -t 1 -a 0 -i 10000 -l "$loops" -q -v --latency="$1" 2>/dev/null |
+		awk '$1 == "0:" { v[n++] = $3 + 0 }
+		END {
+			if (n < '"$loops"') { print "short", n; exit 1 }
+			# insertion sort: a few hundred samples
+			for (i = 1; i < n; i++) { x = v[i]; for (j = i - 1; j >= 0 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+			for (i = 0; i < n; i++) s += v[i]
+			printf "avg_us %.1f\nmax_us %d\np50_us %d\np99_us %d\n", s / n, v[n - 1], v[int(n * 0.5)], v[int(n * 0.99)]
+		}'
+}
+
+# emit TABLE GOV REP BENCHMARK: "metric value" lines on stdin to BENCH lines
+emit() {
+	while read -r m v; do
+		case $m in
+		short) err "$1 $2 $3 $4: $v of $loops samples" ;;
+		*) echo "BENCH $1 $2 $3 $4 $m $v" ;;
+		esac
+	done
+}
+
+# floor NAME REP: the floor (the shallowest state only: cyclictest with
+# /dev/cpu_dma_latency at 0, under teo), then each state alone: how late a
+# 10 ms timer wakes from it, with every other state disabled
+floor() {
+	use_gov teo || err "teo"
+	cyclic 0 | emit "$1" none "$2" floor
+	i=0
+	while [ $i -lt "$n" ]; do
+		for c in 0 1; do
+			j=0
+			while [ $j -lt "$n" ]; do
+				[ $j = $i ]; echo $? >$SYS/cpu$c/cpuidle/state$j/disable
+				j=$((j + 1))
+			done
+		done
+		cyclic 10000000 | emit "$1" none "$2" "exitlat-s$i"
+		i=$((i + 1))
+	done
+	for c in 0 1; do
+		for d in $SYS/cpu$c/cpuidle/state*/disable; do echo 0 >"$d"; done
+	done
+}
+
+echo "BENCH-META scale $scale"
+echo "BENCH-META tools $(cyclictest --help 2>&1 | head -n 1 | tr -s ' ') / $(perf version 2>&1)"
 for table in $tables; do
-	insmod $MOD table="$table" || { echo "BENCH-ERROR load $table"; continue; }
+	name=$table-x$scale
+	[ "$scale" = 1 ] && name=$table
+	insmod $MOD table="$table" scale="$scale" || { err "load $table scale=$scale"; continue; }
+	n=$(ls -d $SYS/cpu0/cpuidle/state* | wc -l)
+	i=0
+	while [ $i -lt "$n" ]; do
+		echo "BENCH-META exit_latency_us $name s$i $(cat $SYS/cpu0/cpuidle/state$i/latency)"
+		i=$((i + 1))
+	done
 	rep=1
 	ngov=$(echo $govs | wc -w)
 	while [ $rep -le "$reps" ]; do
+		floor "$name" "$rep"
 		# each repetition starts with the next governor: a governor's
 		# place in the round does not favour it
 		for g in $(rot $(((rep - 1) % ngov)) $govs); do
-			use_gov "$g" || continue
+			use_gov "$g" || { err "governor $g"; continue; }
 			sleep 0.3
-			idlebench pipe 2000 0 1 | while read -r m v u; do echo "BENCH $table $g $rep $m $v"; done
-			idlebench timer 1000 500 1 | while read -r m v u; do echo "BENCH $table $g $rep $m $v"; done
-			idlebench wake 300 | while read -r m v u; do echo "BENCH $table $g $rep $m $v"; done
+			cyclic 10000 | emit "$name" "$g" "$rep" cyclictest
+			hackbench -g 2 -f 5 -l 500 2>&1 | awk '$1 == "Time:" { print "time_s", $2 }' |
+				emit "$name" "$g" "$rep" hackbench
+			perf bench sched pipe -l 5000 2>&1 | awk '$2 == "usecs/op" { print "usec_per_op", $1 }' |
+				emit "$name" "$g" "$rep" pipe
+			idlebench wake 300 | while read -r m v u; do
+				case $m in
+				wake_p50) echo "p50_us $v" ;;
+				wake_p99) echo "p99_us $v" ;;
+				esac
+			done | emit "$name" "$g" "$rep" wake
 			u0=$(sum $SYS/cpu*/cpuidle/state*/usage)
 			a0=$(sum $SYS/cpu*/cpuidle/state*/above)
 			b0=$(sum $SYS/cpu*/cpuidle/state*/below)
 			e0=$(energy)
+			t0=$(cut -d' ' -f1 /proc/uptime)
 			sleep 2
 			u1=$(sum $SYS/cpu*/cpuidle/state*/usage)
 			a1=$(sum $SYS/cpu*/cpuidle/state*/above)
 			b1=$(sum $SYS/cpu*/cpuidle/state*/below)
 			e1=$(energy)
-			n=$((u1 - u0)); [ $n -gt 0 ] || n=1
-			echo "BENCH $table $g $rep idle_entries $((u1 - u0))"
-			echo "BENCH $table $g $rep above_pct $(awk "BEGIN { printf \"%.3f\", 100 * ($a1 - $a0) / $n }")"
-			echo "BENCH $table $g $rep below_pct $(awk "BEGIN { printf \"%.3f\", 100 * ($b1 - $b0) / $n }")"
-			echo "BENCH $table $g $rep idle_energy_uj $((e1 - e0))"
+			t1=$(cut -d' ' -f1 /proc/uptime)
+			awk -v u=$((u1 - u0)) -v a=$((a1 - a0)) -v b=$((b1 - b0)) -v e=$((e1 - e0)) \
+				-v t="$t0" -v t1="$t1" 'BEGIN {
+				d = u > 0 ? u : 1
+				printf "energy_uj %d\nentries %d\nabove_per_entry %.4f\nbelow_per_entry %.4f\nwakeups_per_s %.1f\n",
+					e, u, a / d, b / d, u / (t1 - t)
+			}' | emit "$name" "$g" "$rep" idle
 		done
 		rep=$((rep + 1))
 	done
-	# per-CPU resume latency (seed: "PM / QoS: Add per-CPU resume latency"):
-	# a 1 us limit on CPU1 must cut CPU1's timer latency while CPU0 keeps
-	# its deepest-state residency.
-	q=$SYS/cpu1/power/pm_qos_resume_latency_us
-	if [ -w "$q" ]; then
-		for g in $govs; do
-			use_gov "$g" || continue
-			for lim in 0 1; do
-				echo $lim >$q
-				sleep 0.3
-				d0=$(cat "$(deepest 0)/time")
-				t0=$(cut -d' ' -f1 /proc/uptime)
-				idlebench timer 1000 500 1 | while read -r m v u; do
-					[ "$m" = timer_p50 ] && echo "BENCH $table $g qos$lim cpu1_timer_p50 $v"
-				done
-				d1=$(cat "$(deepest 0)/time")
-				t1=$(cut -d' ' -f1 /proc/uptime)
-				echo "BENCH $table $g qos$lim cpu0_deepest_ms_per_s $(awk "BEGIN { printf \"%.1f\", ($d1 - $d0) / 1000 / ($t1 - $t0) }")"
-			done
-			echo 0 >$q
-		done
-	fi
-	rmmod cpuidle_vstates
+	rmmod cpuidle_vstates || err "unload $table"
 done
-# Recorded traces for the simulator's corpus: rteo's recorder (rteo.record)
-# on the x86-like table while each workload runs; every record goes to the
-# console as "REC workload cpu ...".
-R=/sys/module/rteo/parameters/record
-if [ -w "$R" ] && [ "${RCPUIDLE_BENCH_RECORD:-1}" = 1 ] && insmod $MOD table=x86-like; then
-	echo rteo >$SYS/cpuidle/current_governor
-	for w in pipe timer wake gzip idle; do
-		echo 1 >$R
-		case $w in
-		pipe) idlebench pipe 3000 0 1 >/dev/null ;;
-		timer) idlebench timer 2000 300 1 >/dev/null ;;
-		wake) idlebench wake 400 >/dev/null ;;
-		gzip) i=0; while [ $i -lt 6 ]; do
-			dd if=/dev/zero bs=4k count=400 2>/dev/null | gzip | md5sum >/dev/null; usleep 20000; i=$((i + 1)); done ;;
-		idle) sleep 3 ;;
-		esac
-		echo 0 >$R
-		grep -v '^#' /sys/kernel/debug/rteo/trace | sed "s/^/REC $w /"
-	done
-	rmmod cpuidle_vstates
-fi
-echo "BENCH-DONE"

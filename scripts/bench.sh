@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench.sh [OUTDIR]: the governor evaluation (make bench).
-#  1. the simulator over the trace corpus (make sim alone runs this part);
-#  2. an x86_64 guest in bench mode: idlebench and idle phases per emulated
-#     table, governor and repetition (scripts/bench-guest.sh);
-#  3. the report: OUTDIR/report.md, summary.json and PNG plots.
+#  1. an x86_64 guest on the bench kernel (scripts/bench-boot.sh): the
+#     field's benchmarks per time-scaled emulated table, governor and
+#     repetition (scripts/bench-guest.sh), then idle periods recorded with
+#     the kernel's tracepoints (scripts/record-guest.sh);
+#  2. the simulator over its stored corpus (scripts/sim.sh, make sim);
+#  3. the corpus recorded by this run (scripts/trace2corpus.py) and the
+#     report: OUTDIR/report.md, summary.json and plots.
 # OUTDIR defaults to out/bench in the repository (not tracked).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -17,20 +20,18 @@ cmds=$out/commands.txt
 : >"$cmds"
 run() { echo "$*" >>"$cmds"; "$@"; }
 
-cargo build --quiet --release --manifest-path "$TOP/tools/cpuidle-sim/Cargo.toml"
-sim=$CARGO_TARGET_DIR/release/cpuidle-sim
-run "$sim" --episodes "${SIM_EPISODES:-12000}" --json "$out/sim.json" --md "$out/sim.md" --png "$out"
-
-arch_setup x86_64
-"$TOP/scripts/build.sh" x86_64
-initrd=$BUILD/rcpuidle-bench.cpio
-"$TOP/scripts/mkinitramfs.sh" x86_64 "$initrd"
+# the guest: benchmarks and the recording of idle periods
 log=$CACHE/logs/x86_64-bench.log
-echo "bench: booting x86_64 in bench mode (console log $log)"
-RCPUIDLE_CMDLINE="${RCPUIDLE_CMDLINE:-} ${BENCH_ARGS:-}" \
-	run "$TOP/scripts/boot.sh" x86_64 bench "$initrd" "$log" "${BENCH_TIMEOUT:-2400}" || true
-echo "(in the guest) /usr/share/rcpuidle/bench.sh = scripts/bench-guest.sh" >>"$cmds"
-# the recorded traces of this run, in the simulator's corpus format (to
-# refresh the stored corpus: copy them to tools/cpuidle-sim/corpus/)
-run python3 "$TOP/scripts/trace2corpus.py" "$log" "$out/corpus"
-python3 "$TOP/scripts/bench-report.py" "$out" "$log" "$sim" "$cmds"
+grc=0
+run "$TOP/scripts/bench-boot.sh" "${BENCH_PARTS:-bench,record}" "$log" || grc=$?
+echo "(in the guest) /usr/share/rcpuidle/{bench,record}.sh = scripts/{bench,record}-guest.sh" >>"$cmds"
+# the simulator over its stored corpus (make sim alone runs this part)
+run "$TOP/scripts/sim.sh" "$out/sim"
+# the recorded idle periods: the simulator's corpus (tuning and held-out
+# sets) and the guest's own above/below and residencies, for fidelity
+if grep -q 'REC ' "$log"; then
+	run python3 "$TOP/scripts/trace2corpus.py" "$log" "$out"
+fi
+# the report says what is missing when the guest failed; the exit status too
+/usr/bin/python3 "$TOP/scripts/bench-report.py" "$out" "$log" --sim "$out/sim/sim.json" --commands "$cmds"
+[ "$grc" = 0 ] || die "the bench guest failed: the report is incomplete"

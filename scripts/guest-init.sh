@@ -5,7 +5,8 @@
 #   rcpuidle.mode=check  KUnit is already on the console; run the kselftests
 #                        listed in /etc/rcpuidle/tests with run_kselftest.sh
 #   rcpuidle.mode=run    show the idle driver/governor and state statistics
-#   rcpuidle.mode=bench  governor benchmarks (bench.sh), BENCH lines
+#   rcpuidle.mode=bench  governor benchmarks (bench.sh) and the seeds'
+#                        replications (seeds.sh): BENCH and SEED lines
 #   rcpuidle.mode=shell  interactive shell
 # Every mode ends with "rcpuidle: done" and a reboot (QEMU runs with
 # -no-reboot, so that powers the guest off).
@@ -49,7 +50,16 @@ bench)
 	for a in $(cat /proc/cmdline); do
 		case "$a" in rcpuidle.bench.*=*) v=${a#rcpuidle.bench.}; export "RCPUIDLE_BENCH_$(echo "${v%%=*}" | tr a-z A-Z)=$(echo "${v#*=}" | tr , ' ')" ;; esac
 	done
-	sh /usr/share/rcpuidle/bench.sh
+	# the parts to run (rcpuidle.bench.part=bench,seeds): bench.sh
+	# (scripts/bench-guest.sh), seeds.sh (scripts/seeds-guest.sh)
+	for p in ${RCPUIDLE_BENCH_PART:-bench}; do
+		if [ -r "/usr/share/rcpuidle/$p.sh" ]; then
+			sh "/usr/share/rcpuidle/$p.sh"
+		else
+			echo "BENCH-ERROR no bench part $p"
+		fi
+	done
+	echo "BENCH-DONE"
 	finish
 	;;
 check)

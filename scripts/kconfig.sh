@@ -14,6 +14,10 @@ if [ "$PROFILE" = debug ]; then
 	frags+=("$TOP/configs/debug.config")
 	# an arch's own debug options (x86_64: sanitizers, fault injection)
 	[ -f "$TOP/configs/$1-debug.config" ] && frags+=("$TOP/configs/$1-debug.config")
+elif [ "$PROFILE" = bench ]; then
+	frags+=("$TOP/configs/bench.config")
+else
+	die "unknown PROFILE '$PROFILE' (debug or bench)"
 fi
 frags+=("$TOP/configs/$1.config" "$TOP/configs/project.config")
 stamp=$(cat "${frags[@]}" "$TREE"/.rcpuidle-applied/*.patch 2>/dev/null | sha256sum | cut -c1-16)

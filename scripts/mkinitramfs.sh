@@ -27,10 +27,23 @@ cp "$bb" "$root/bin/busybox"
 install -m 755 "$TOP/scripts/guest-init.sh" "$root/init"
 install -m 755 "$TOP/scripts/show.sh" "$root/usr/share/rcpuidle/show.sh"
 install -m 755 "$TOP/scripts/bench-guest.sh" "$root/usr/share/rcpuidle/bench.sh"
+install -m 755 "$TOP/scripts/seeds-guest.sh" "$root/usr/share/rcpuidle/seeds.sh"
+install -m 755 "$TOP/scripts/record-guest.sh" "$root/usr/share/rcpuidle/record.sh"
 if [ "$arch" = x86_64 ]; then
 	# the in-guest benchmark program (static: the guest has no libc)
 	gcc -O2 -Wall -Werror -static -o "$root/usr/bin/idlebench" "$TOP/tools/idlebench/idlebench.c" ||
 		die "cannot build tools/idlebench"
+	# the field's tools the mode needs (RCPUIDLE_GUEST_TOOLS), Debian's
+	# binaries with their libraries
+	# and the ones the arch's tests need ("tool NAME" lines)
+	RCPUIDLE_GUEST_TOOLS="${RCPUIDLE_GUEST_TOOLS:-} $(awk '$1 == "tool" { printf "%s ", $2 }' "$tests")"
+	if [ -n "${RCPUIDLE_GUEST_TOOLS// /}" ]; then
+		# shellcheck disable=SC2086 # tool names
+		"$TOP/scripts/guest-tools.sh" x86_64 "$root" $RCPUIDLE_GUEST_TOOLS ||
+			die "cannot add the guest tools: $RCPUIDLE_GUEST_TOOLS"
+	fi
+elif [ -n "${RCPUIDLE_GUEST_TOOLS:-}" ] || grep -q '^tool ' "$tests"; then
+	die "guest tools ($RCPUIDLE_GUEST_TOOLS) are only available for x86_64"
 fi
 
 # the fail-nth helper of fail_nth.sh (freestanding: the guest has no libc)

@@ -1,93 +1,131 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""trace2corpus.py LOG OUTDIR [MAX_EPISODES]
+"""trace2corpus.py LOG OUTDIR
 
-Turns the "REC workload cpu ..." lines of a bench-mode guest log (rteo's
-recorder, on the x86-like emulated table) into the simulator's recorded
-corpus: OUTDIR/<workload>.trace, one idle episode per line:
+Turns the "REC ..." lines of a bench-mode guest log (scripts/record-guest.sh:
+the kernel's power:cpu_idle_sleep_length, cpu_idle and cpu_idle_miss events)
+into the simulator's recorded corpus and the guest side of the fidelity
+comparison:
 
-    sleep_us wake_us src tick_phase_us latency_req_us
+  OUTDIR/corpus/{tuning,heldout}/TABLE.WORKLOAD.GOVERNOR.trace, one idle
+  episode per line: sleep_us wake_us src tick_phase_us latency_req_us
+  OUTDIR/guest-idle.json: per (table, workload, governor) what the guest
+  measured: entries, above and below per entry (cpu_idle_miss), each
+  state's share of the idle time.
 
-Each record holds a select()'s inputs and how the *previous* period ended,
-so the outcome of entry k is read from record k+1 of the same CPU.  The
-idle time of an entry is the measured residency minus the exit latency of
-the state entered (the emulated states spin for it).  Entries that ended by
-the tick or the polling time limit and were followed by the next select()
-within 100 us are joined with it into one episode (no task ran between).
-An episode that ends within 20 us (or 1%) of the timer it started with, or
-by the tick, counts as a timer wake-up, else as an interrupt.  Replaying
-the episodes is open-loop across episodes, as for the synthetic classes."""
+An entry's idle time is its duration less the exit latency of the state
+entered (the emulated states spin for it after the wake-up).  Entries that
+ended at the tick and were followed by the next one within 100 us are
+joined into one episode (no task ran between), so that an episode is the
+workload's idle time, not the governor's choice.  An episode that ends at
+the tick or within 20 us (or 1 %) of its sleep length is a timer wake-up,
+else an interrupt.
 
+The split is fixed by workload, so that the held-out set holds workloads
+the rules were never tuned on: HELDOUT below.  Headlines are computed on
+the held-out set only.
+"""
+
+import json
 import os
 import sys
 
-# x86-like table (drivers/cpuidle/cpuidle_tables.rs): exit latency, ns
-EXIT_NS = [0, 2000, 10000, 133000]
-GAP_NS = 100000
+HELDOUT = {"ioping", "cyclic8", "gzip"}
+GAP_US = 100
+NO_QOS_US = 2000000000
 
 
-def episodes(recs):
+def episodes(recs, exit_us):
+    """recs: one CPU's entries in time order (dicts)."""
     out = []
-    i = 0
-    n = len(recs)
-    while i + 1 < n:
+    i, n = 0, len(recs)
+    while i < n:
         start = recs[i]
-        t0 = start["t"]
-        sleep = start["sleep"]
         k = i
         while True:
-            nxt = recs[k + 1]
-            idle = max(0, nxt["res"] - EXIT_NS[min(recs[k]["idx"], 3)])
-            end = recs[k]["t"] + idle
-            joined = (nxt["tick"] or nxt["ptl"]) and k + 2 < n and nxt["t"] - end < GAP_NS
-            if not joined:
-                break
-            k += 1
-        wake = end - t0
-        tick_end = bool(recs[k + 1]["tick"])
-        if tick_end or (sleep > 0 and abs(wake - sleep) <= max(20000, sleep // 100)):
+            r = recs[k]
+            idle = max(0, r["dur"] - exit_us.get(r["state"], 0))
+            end = r["t"] + idle
+            at_tick = abs(idle - r["tick"]) <= max(20, r["tick"] // 100)
+            if at_tick and k + 1 < n and recs[k + 1]["t"] - (r["t"] + r["dur"]) < GAP_US:
+                k += 1
+                continue
+            break
+        wake = end - start["t"]
+        sleep = start["sleep"]
+        if at_tick or abs(wake - sleep) <= max(20, sleep // 100):
             src = "timer"
-            sleep = min(sleep, wake) if sleep > 0 else wake
+            sleep = min(sleep, wake)
         else:
             src = "irq"
-        if sleep > 0 and wake > 0:
-            out.append((sleep // 1000, max(1, wake // 1000), src,
-                        max(1, start["dtick"] // 1000), start["qos"] // 1000))
+        if wake > 0:
+            out.append((max(1, min(sleep, 10**9)), max(1, wake), src,
+                        max(1, start["tick"]), NO_QOS_US))
         i = k + 1
     return out
 
 
 def main():
     log, outdir = sys.argv[1], sys.argv[2]
-    limit = int(sys.argv[3]) if len(sys.argv) > 3 else 1500
-    per = {}
+    runs, exits, bad = {}, {}, 0
     with open(log, errors="replace") as f:
         for line in f:
             p = line.split()
-            if len(p) != 14 or p[0] != "REC":
+            if "BENCH-META" in p:
+                q = p[p.index("BENCH-META"):]
+                if len(q) == 5 and q[1] == "exit_latency_us":
+                    exits.setdefault(q[2], {})[int(q[3][1:])] = int(q[4])
+                continue
+            if "REC" not in p:
+                continue
+            q = p[p.index("REC"):]
+            if len(q) != 11:
+                bad += 1
                 continue
             try:
-                w, cpu = p[1], int(p[2])
-                v = [int(x) for x in p[3:]]
+                table, gov, work, cpu = q[1], q[2], q[3], int(q[4])
+                t, sleep, dur, tick, state = (int(x) for x in q[5:10])
             except ValueError:
+                bad += 1
                 continue
-            per.setdefault(w, {}).setdefault(cpu, []).append({
-                "t": v[0], "sleep": v[1], "dtick": v[2], "qos": min(v[3], 2**31 * 1000),
-                "res": v[4], "tick": v[6], "ptl": v[7], "idx": v[9],
-            })
-    os.makedirs(outdir, exist_ok=True)
-    for w, cpus in sorted(per.items()):
-        eps = []
+            runs.setdefault((table, work, gov), {}).setdefault(cpu, []).append(
+                {"t": t, "sleep": sleep, "dur": dur, "tick": tick, "state": state, "miss": q[10]})
+    if not runs:
+        sys.exit("trace2corpus: no REC lines in %s" % log)
+    guest = []
+    for (table, work, gov), cpus in sorted(runs.items()):
+        if table not in exits:
+            sys.exit("trace2corpus: no exit latencies for table %s" % table)
+        eps, time, entries, above, below = [], {}, 0, 0, 0
         for cpu in sorted(cpus):
-            eps.extend(episodes(sorted(cpus[cpu], key=lambda r: r["t"])))
-        eps = eps[:limit]
-        path = os.path.join(outdir, w + ".trace")
+            recs = sorted(cpus[cpu], key=lambda r: r["t"])
+            eps.extend(episodes(recs, exits[table]))
+            for r in recs:
+                entries += 1
+                above += r["miss"] == "above"
+                below += r["miss"] == "below"
+                time[r["state"]] = time.get(r["state"], 0) + r["dur"]
+        total = sum(time.values()) or 1
+        guest.append({"table": table, "workload": work, "governor": gov,
+                      "set": "heldout" if work in HELDOUT else "tuning",
+                      "entries": entries, "episodes": len(eps),
+                      "above_per_entry": above / max(entries, 1),
+                      "below_per_entry": below / max(entries, 1),
+                      "share": {"s%d" % s: time.get(s, 0) / total
+                                for s in sorted(exits[table])}})
+        sub = os.path.join(outdir, "corpus", "heldout" if work in HELDOUT else "tuning")
+        os.makedirs(sub, exist_ok=True)
+        path = os.path.join(sub, "%s.%s.%s.trace" % (table, work, gov))
         with open(path, "w") as f:
-            f.write("# recorded by rteo.record in an x86_64 guest (x86-like emulated table), "
-                    "workload %s; sleep_us wake_us src tick_phase_us latency_req_us\n" % w)
+            f.write("# recorded from power:cpu_idle_sleep_length/cpu_idle in an x86_64 guest, "
+                    "table %s, workload %s, governor %s; "
+                    "sleep_us wake_us src tick_phase_us latency_req_us\n" % (table, work, gov))
             for e in eps:
                 f.write("%d %d %s %d %d\n" % e)
-        print("trace2corpus: %s: %d episodes" % (path, len(eps)))
+    with open(os.path.join(outdir, "guest-idle.json"), "w") as f:
+        json.dump({"malformed_lines": bad, "runs": guest}, f, indent=1)
+    print("trace2corpus: %d runs, %d episodes, %d malformed lines -> %s"
+          % (len(guest), sum(g["episodes"] for g in guest), bad, outdir))
 
 
 if __name__ == "__main__":
