@@ -12,6 +12,7 @@
 #   make setup                      toolchain and sources (idempotent)
 #   make sim                        governor simulator alone (seconds)
 #   make bench                      simulator + in-guest benchmarks + report
+#   make seeds                      the seeds' measurements replicated in-guest + report
 #
 # The kernel tree, builds and logs live in $(RCPUIDLE_CACHE)
 # (default ~/.cache/rcpuidle).  When kbuild includes this directory for an
@@ -23,7 +24,7 @@ CHECK_ARCHES ?= $(ARCHES)
 ARCH ?=
 S := $(CURDIR)/scripts
 
-.PHONY: all run check host-check kernel modules qemu patches setup clean clippy parity parity-coverage select-cost sim bench
+.PHONY: all run check host-check kernel modules qemu patches setup clean clippy parity parity-coverage select-cost sim bench seeds
 
 all: run
 
@@ -36,9 +37,11 @@ RUN_CPIO = $${RCPUIDLE_CACHE:-$$HOME/.cache/rcpuidle}/run-$(RUN_ARCH).cpio
 run: setup
 	@$(S)/build.sh $(RUN_ARCH)
 	@$(S)/mkinitramfs.sh $(RUN_ARCH) $(RUN_CPIO)
+	@echo "run: booting $(RUN_ARCH) under QEMU (TCG, 2 vCPUs); the guest shows each governor at work"
 	@$(S)/boot.sh $(RUN_ARCH) run $(RUN_CPIO) \
 		$${RCPUIDLE_CACHE:-$$HOME/.cache/rcpuidle}/logs/$(RUN_ARCH)-run.log 600 | \
-		sed -n '/^== cpuidle ==/,/^rcpuidle: done/p'
+		sed -n '/^== cpuidle ==/,/^rcpuidle: done/p' | grep -v '^full: '
+	@echo "full per-CPU counters: the 'full:' lines of $${RCPUIDLE_CACHE:-$$HOME/.cache/rcpuidle}/logs/$(RUN_ARCH)-run.log"
 
 check: setup
 	@$(S)/check-all.sh $(if $(ARCH),$(ARCH),$(CHECK_ARCHES))
@@ -77,6 +80,9 @@ sim: setup
 
 bench: setup
 	@$(S)/bench.sh $(CURDIR)/out/bench
+
+seeds: setup
+	@$(S)/seeds.sh $(CURDIR)/out/seeds
 
 clean:
 	rm -rf out governors/target

@@ -220,6 +220,13 @@ def analyse(data, meta):
     return guest, ratios, aa, exitlat
 
 
+def jsonable(o):
+    """o with its infinities null (JSON has none): a ratio over a zero median."""
+    return ({k: jsonable(v) for k, v in o.items()} if isinstance(o, dict) else
+            [jsonable(v) for v in o] if isinstance(o, list) else
+            None if isinstance(o, float) and not math.isfinite(o) else o)
+
+
 def fmt(x):
     return "-" if x is None else "%.4g" % x
 
@@ -419,12 +426,8 @@ def main():
 
     with open(os.path.join(args.outdir, "report.md"), "w") as f:
         f.write("\n".join(md) + "\n")
-    # JSON has no infinity: a ratio over a zero median is null
-    clean = lambda o: ({k: clean(v) for k, v in o.items()} if isinstance(o, dict) else
-                       [clean(v) for v in o] if isinstance(o, list) else
-                       None if isinstance(o, float) and not math.isfinite(o) else o)
     with open(os.path.join(args.outdir, "summary.json"), "w") as f:
-        json.dump(clean(summary), f, indent=1, sort_keys=True)
+        json.dump(jsonable(summary), f, indent=1, sort_keys=True)
     print("bench: report in %s/report.md, summary in %s/summary.json%s" % (
         args.outdir, args.outdir, "" if complete else " (the run is INCOMPLETE)"))
     return 0 if complete else 1

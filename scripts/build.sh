@@ -18,12 +18,14 @@ echo "build: $arch: ${targets[*]} (in $BUILD)"
 log=$BUILD/.rcpuidle-build.log
 nice -n "${RCPUIDLE_BUILD_NICE:-0}" "${KMAKE[@]}" -j"${JOBS:-3}" "${targets[@]}" ${KMAKE_EXTRA:-} >"$log" 2>&1 &
 pid=$!
-# on a terminal, a progress line every 30 s: elapsed time, objects built,
-# the last one (the full output is in $log)
-if [ -t 1 ]; then
+# a progress line every 30 s on a terminal (every 120 s into a log):
+# elapsed time, objects built, the last one (the full output is in $log)
+every=120
+[ -t 1 ] && every=30
+if [ "${RCPUIDLE_BUILD_PROGRESS:-1}" = 1 ]; then
 	t0=$(date +%s)
 	while kill -0 $pid 2>/dev/null; do
-		sleep 30 & wait $! || true
+		sleep $every & wait $! || true
 		kill -0 $pid 2>/dev/null || break
 		last=$(grep -E '^  [A-Z]' "$log" | tail -n 1 | sed 's/^ *//' || true)
 		echo "build: $arch: $(($(date +%s) - t0)) s, $(grep -cE '^  (CC|RUSTC|CLIPPY|LD|AR)' "$log") steps (last: ${last:-configuring})"
