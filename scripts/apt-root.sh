@@ -5,7 +5,8 @@
 # with CACHE set and die() and log() defined.
 # shellcheck shell=bash
 
-APTROOT=$CACHE/apt
+# (another root: set APTROOT before sourcing, redefine apt_sources after)
+APTROOT=${APTROOT:-$CACHE/apt}
 mirror=
 for f in /etc/apt/sources.list.d/*.sources; do
 	[ -f "$f" ] || continue
@@ -27,15 +28,17 @@ APT_OPTS=(-o "Dir::State=$APTROOT" -o "Dir::State::Lists=$APTROOT/lists"
 	-o "APT::Architectures::=armhf" -o "Debug::NoLocking=1"
 	-o "APT::Sandbox::User=root")
 
+# apt_sources KEYRING: the root's sources.list
+apt_sources() {
+	echo "deb [arch=amd64 signed-by=$1] $mirror trixie-backports main"
+	echo "deb [arch=amd64,ppc64el,armhf signed-by=$1] $mirror trixie main"
+}
+
 apt_refresh() {
 	mkdir -p "$APTROOT/lists/partial" "$APTROOT/cache/archives/partial" \
 		"$APTROOT/none" "$APTROOT/debs"
 	touch "$APTROOT/status"
-	key=/usr/share/keyrings/debian-archive-keyring.gpg
-	cat >"$APTROOT/sources.list" <<EOT
-deb [arch=amd64 signed-by=$key] $mirror trixie-backports main
-deb [arch=amd64,ppc64el,armhf signed-by=$key] $mirror trixie main
-EOT
+	apt_sources /usr/share/keyrings/debian-archive-keyring.gpg >"$APTROOT/sources.list"
 	cat >"$APTROOT/preferences" <<EOT
 Package: *
 Pin: release a=trixie-backports
@@ -43,7 +46,7 @@ Pin-Priority: 100
 EOT
 	if [ ! -f "$APTROOT/updated" ] ||
 	   [ -n "$(find "$APTROOT/updated" -mmin +1440)" ]; then
-		log "refreshing package lists (trixie, trixie-backports) from $mirror"
+		log "refreshing package lists of $APTROOT from $mirror"
 		apt-get "${APT_OPTS[@]}" update -qq >/dev/null 2>&1 ||
 			die "apt-get update of the private root $APTROOT failed"
 		touch "$APTROOT/updated"

@@ -7,8 +7,8 @@
 # unpacked under the cache, and TOOL is copied into the initramfs tree ROOT
 # (/usr/bin) with every shared library it needs.
 #   x86_64   the machine's own suite; the libraries ldd names
-#   ppc64le  trixie's ppc64el packages through the private apt root
-#            (scripts/apt-root.sh); the libraries from the ELF NEEDED
+#   ppc64le  the machine's suite's ppc64el packages through a private apt
+#            root (scripts/apt-root.sh); the libraries from the ELF NEEDED
 #            entries, followed recursively
 # A tool that is not known, or a library that cannot be found, is an error.
 set -euo pipefail
@@ -35,7 +35,13 @@ pkg_of() {
 pkgs=$(for t in "$@"; do pkg_of "$t"; done | sort -u)
 if [ "$arch" = ppc64le ]; then
 	log() { echo "guest-tools: $*"; }
+	# the machine's own suite, as for x86_64, in a private root of its
+	# ppc64el packages (the mirror serves those of its point releases)
+	suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	[ -n "$suite" ] || die "guest-tools: no VERSION_CODENAME in /etc/os-release"
+	APTROOT=$CACHE/apt-$suite-ppc64el
 	. "$TOP/scripts/apt-root.sh"
+	apt_sources() { echo "deb [arch=ppc64el signed-by=$1] $mirror $suite main"; }
 	# lists older than what the mirror now serves give 404s: refresh them
 	# when a download fails, and resolve again
 	if [ "${GUEST_TOOLS_REFRESHED:-0}" = 1 ]; then rm -f "$APTROOT/updated"; fi
@@ -91,11 +97,19 @@ if [ "$arch" = ppc64le ]; then
 		cp "$bin" "$root/usr/bin/$t"
 		need "$bin"
 		interp=$(llvm-readelf-19 -l "$bin" | sed -n 's/.*interpreter: \(.*\)\]/\1/p')
-		[ -n "$interp" ] && [ -e "$sys$interp" ] || die "guest-tools: no loader $interp for $t"
+		# (the package's link to it is absolute: follow it inside $sys)
+		l=$sys$interp
+		while [ -L "$l" ]; do
+			case $(readlink "$l") in
+			/*) l=$sys$(readlink "$l") ;;
+			*) l=$(dirname "$l")/$(readlink "$l") ;;
+			esac
+		done
+		[ -n "$interp" ] && [ -f "$l" ] || die "guest-tools: no loader $interp for $t"
 		mkdir -p "$root$(dirname "$interp")"
-		cp -L "$sys$interp" "$root$interp"
+		cp "$l" "$root$interp"
 	done
-	echo "guest-tools: $* (Debian trixie $a: $(echo "$vers" | grep -E "^($(echo $pkgs | sed "s/ /|/g")):" | tr '\n' ' '))"
+	echo "guest-tools: $* (Debian $suite $a: $(echo "$vers" | grep -E "^($(echo $pkgs | sed "s/ /|/g")):" | tr '\n' ' '))"
 	exit 0
 fi
 

@@ -33,17 +33,15 @@ if [ "$arch" = x86_64 ]; then
 	# the in-guest benchmark program (static: the guest has no libc)
 	gcc -O2 -Wall -Werror -static -o "$root/usr/bin/idlebench" "$TOP/tools/idlebench/idlebench.c" ||
 		die "cannot build tools/idlebench"
-	# the field's tools the mode needs (RCPUIDLE_GUEST_TOOLS), Debian's
-	# binaries with their libraries
-	# and the ones the arch's tests need ("tool NAME" lines)
-	RCPUIDLE_GUEST_TOOLS="${RCPUIDLE_GUEST_TOOLS:-} $(awk '$1 == "tool" { printf "%s ", $2 }' "$tests")"
-	if [ -n "${RCPUIDLE_GUEST_TOOLS// /}" ]; then
-		# shellcheck disable=SC2086 # tool names
-		"$TOP/scripts/guest-tools.sh" x86_64 "$root" $RCPUIDLE_GUEST_TOOLS ||
-			die "cannot add the guest tools: $RCPUIDLE_GUEST_TOOLS"
-	fi
-elif [ -n "${RCPUIDLE_GUEST_TOOLS:-}" ] || grep -q '^tool ' "$tests"; then
-	die "guest tools ($RCPUIDLE_GUEST_TOOLS) are only available for x86_64"
+fi
+
+# the field's tools the mode needs (RCPUIDLE_GUEST_TOOLS) and the ones the
+# arch's tests need ("tool NAME" lines): Debian's binaries with their
+# libraries (x86_64 and ppc64le)
+tools="${RCPUIDLE_GUEST_TOOLS:-} $(awk '$1 == "tool" { printf "%s ", $2 }' "$tests")"
+if [ -n "${tools// /}" ]; then
+	# shellcheck disable=SC2086 # tool names
+	"$TOP/scripts/guest-tools.sh" "$arch" "$root" $tools || die "cannot add the guest tools:$tools"
 fi
 
 # the fail-nth helper of fail_nth.sh (freestanding: the guest has no libc)
