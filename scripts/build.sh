@@ -24,9 +24,12 @@ every=120
 [ -t 1 ] && every=30
 if [ "${RCPUIDLE_BUILD_PROGRESS:-1}" = 1 ]; then
 	t0=$(date +%s)
+	next=$((t0 + every))
+	# (a short sleep, so that the end of the build is seen at once)
 	while kill -0 $pid 2>/dev/null; do
-		sleep $every & wait $! || true
-		kill -0 $pid 2>/dev/null || break
+		sleep 2 & wait $! || true
+		[ "$(date +%s)" -ge $next ] && kill -0 $pid 2>/dev/null || continue
+		next=$((next + every))
 		last=$(grep -E '^  [A-Z]' "$log" | tail -n 1 | sed 's/^ *//' || true)
 		echo "build: $arch: $(($(date +%s) - t0)) s, $(grep -cE '^  (CC|RUSTC|CLIPPY|LD|AR)' "$log") steps (last: ${last:-configuring})"
 	done
