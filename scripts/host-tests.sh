@@ -33,12 +33,25 @@ else
 	echo "host: xcede-fuzz failed: $out"; f=$((f + 1))
 fi
 
-# the simulator's regression bar over the fixed corpus (under a second): rteo's
-# default mode must not lose to teo on energy regret or the too-deep rate,
-# nor to menu on the too-shallow rate; rteo's parity mode must score as teo
+# the simulator's differential tests: the kernel mechanisms it restates
+# (poll limit, poll_idle()'s exit, above/below accounting, the tick path)
+# against the tree's own C, over random tables, masks and idle periods
+out=$(cargo test --quiet --release --manifest-path "$TOP/tools/cpuidle-sim/Cargo.toml" 2>&1)
+rc=$?
+echo "$out" | grep -E '^test result|FAILED|panicked' | sed 's/^/  /'
+while read -r np nf ni; do
+	p=$((p + np)); f=$((f + nf)); s=$((s + ni))
+done < <(echo "$out" | sed -nE 's/^test result: [a-zA-Z]+\. ([0-9]+) passed; ([0-9]+) failed; ([0-9]+) ignored.*/\1 \2 \3/p')
+[ $rc = 0 ] || { echo "host: cargo test failed for tools/cpuidle-sim"; f=$((f + 1)); }
+echo "host: cargo test cpuidle-sim"
+
+# the simulator's regression bar over the tuning set (under a second):
+# rteo's default mode must not lose to teo on energy regret, the too-deep
+# or the too-shallow rate; rteo's parity mode must score as teo.  The
+# held-out traces are shown against the targets, never failing.
 if cargo build --quiet --release --manifest-path "$TOP/tools/cpuidle-sim/Cargo.toml" 2>&1 &&
    out=$("$CARGO_TARGET_DIR/release/cpuidle-sim" --check 2>&1); then
-	echo "$out" | grep '^sim check' | sed 's/^/host: /'; p=$((p + 1))
+	echo "$out" | grep -E '^sim (check|heldout)' | sed 's/^/host: /'; p=$((p + 1))
 else
 	echo "host: simulator check failed:"; echo "$out" | tail -n 12; f=$((f + 1))
 fi
@@ -76,6 +89,14 @@ fi
 # the guest benchmark report against crafted logs of known data (Debian's
 # python3 has its numpy and matplotlib)
 if out=$(/usr/bin/python3 "$TOP/tools/bench-report-tests/bench_report_test.py" 2>&1); then
+	echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
+else
+	echo "$out" | grep -v '^ok '; f=$((f + 1))
+fi
+
+# the seeds' report against crafted logs: the seeds' directions shown,
+# contradicted or not shown, an incomplete run non-zero
+if out=$(/usr/bin/python3 "$TOP/tools/seeds-report-tests/seeds_report_test.py" 2>&1); then
 	echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
 else
 	echo "$out" | grep -v '^ok '; f=$((f + 1))

@@ -2,16 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # sim.sh [OUTDIR] [ARGS...]: the governor simulator alone (make sim): the
-# corpus through rteo (both modes), teo.c, menu.c and the oracle; writes
-# OUTDIR/sim.md, sim.json and PNG plots, prints the headline table.
+# corpus through rteo (both modes), teo.c, menu.c and the oracle, with the
+# cpuidle core's and the tick's own C from the kernel tree; writes
+# OUTDIR/sim.md and sim.json, prints the headline table, then draws
+# OUTDIR/sim-*.png from the JSON (scripts/sim-plots.py, matplotlib under
+# Debian's /usr/bin/python3).  ARGS go to cpuidle-sim.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
 export PATH="$HOME/.cargo/bin:$PATH"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$CACHE/cargo-target}
+py=/usr/bin/python3
+if ! "$py" -c 'import matplotlib' 2>/dev/null; then
+	echo "sim.sh: matplotlib is missing for $py, needed for the plots (Debian: apt-get install python3-matplotlib)" >&2
+	exit 1
+fi
 out=${1:-$TOP/out/sim}
 shift || true
 mkdir -p "$out"
 cargo build --quiet --release --manifest-path "$TOP/tools/cpuidle-sim/Cargo.toml"
-"$CARGO_TARGET_DIR/release/cpuidle-sim" --json "$out/sim.json" --md "$out/sim.md" --png "$out" "$@"
+"$CARGO_TARGET_DIR/release/cpuidle-sim" --json "$out/sim.json" --md "$out/sim.md" "$@"
+"$py" "$TOP/scripts/sim-plots.py" "$out/sim.json" "$out" --md "$out/sim.md"
 echo "sim: report in $out/sim.md"

@@ -5,12 +5,18 @@
 //! tree with the parity shim, see build.rs) and an oracle, on every table of
 //! `drivers/cpuidle/cpuidle_tables.rs`, and scores them.
 //!
-//! Usage: cpuidle-sim [--episodes N] [--json FILE] [--md FILE] [--png DIR]
-//!                    [--corpus DIR] [--rules MASK] [--check]
-//!        cpuidle-sim --plot OUT.png TITLE CSV
+//! Usage: cpuidle-sim [--episodes N] [--json FILE] [--md FILE]
+//!                    [--corpus DIR] [--rules MASK] [--relax-ns N]
+//!                    [--exact-poll] [--check]
 //!
 //! `--rules` sets the rules of rteo's default mode in force (bits of the
 //! core's `rule` module, all by default; `scripts/rteo-ablation.sh`).
+//! `--relax-ns` sets what one `cpu_relax()` of `poll_idle()` costs in the
+//! simulated clock (1 ns by default, see below); `--exact-poll` runs the
+//! tree's `poll_idle()` loop itself, one iteration per `cpu_relax()`,
+//! instead of its closed form (the same results, tested; minutes instead
+//! of a second).  Plots: scripts/sim-plots.py
+//! draws them from the `--json` output (scripts/sim.sh runs both).
 //! Debugging: `SIM_TRACE=governor/table[/class]` (with `SIM_FROM`,
 //! `SIM_TO`) prints that run's entries; `SIM_BREAKDOWN=1` prints, per run,
 //! the too-shallow entries by what ended them (tick, polling limit,
@@ -23,42 +29,58 @@
 //!   the time to the next timer when the CPU goes idle, when and by what
 //!   (timer or another interrupt) the CPU is really woken, the phase of the
 //!   tick and the PM QoS limit.
-//! * Closed loop within an episode: if the governor keeps the tick and the
-//!   tick comes first, the CPU wakes on the tick and the governor runs
-//!   again for the rest of the episode (tick still running); once the
-//!   governor stops the tick it stays stopped.  A polling state that runs
-//!   past the core's poll limit ends with `poll_time_limit` and the
-//!   governor runs again.  Open loop across episodes: when the next task
+//! * What happens around the governors is the kernel's own C, cut out of
+//!   the cached tree at build time (src/simcore.rs,
+//!   tools/cpuidle-parity/shim/core.c): the governor's inputs are
+//!   `tick_nohz_get_sleep_length()`, `tick_nohz_tick_stopped()` and
+//!   `cpuidle_governor_latency_req()`; its tick decision goes through
+//!   `idle_call_stop_or_retain_tick()` to `tick_nohz_idle_stop_tick()` /
+//!   `tick_nohz_idle_retain_tick()`; the entry is `cpuidle_enter_state()`,
+//!   which measures the residency and counts "above" (too deep) and
+//!   "below" (too shallow), with `poll_idle()` and `cpuidle_poll_time()`
+//!   for a polling state (the limit, `dev->poll_time_limit`); the tick is
+//!   tick-sched.c's handler and `tick_nohz_irq_exit()`; `reflect()` gets
+//!   `tick_nohz_idle_got_tick()`.  The world the C runs in (core.c): the
+//!   clock, the tick every `TICK_NSEC` (HZ=250) while it runs, one
+//!   hrtimer (the episode's timer), the wake-up; a non-polling state halts
+//!   until the next interrupt and then spends its exit latency (as the
+//!   emulated-state driver); one `cpu_relax()` costs `--relax-ns`.
+//! * Closed loop within an episode: after every entry that did not end it
+//!   (the tick woke the CPU, or polling timed out) the governor runs again,
+//!   as the idle loop does.  Open loop across episodes: when the next task
 //!   runs is given by the trace, not by the decisions.
-//! * Per entry the kernel's above/below rule (`cpuidle_enter_state()`):
-//!   residency `diff` (idle time plus the state's exit latency) below the
-//!   state's target residency is "above" (too deep); `diff - exit latency`
-//!   reaching the next enabled deeper state's residency is "below" (too
-//!   shallow).
 //! * Energy in the table's model (as the emulated-state driver reports it):
-//!   `diff` at the state's model power plus the exit latency at active
-//!   power, per entry.  The oracle enters, once per episode, the deepest
-//!   state whose residency fits the real idle time and whose exit latency
-//!   fits the QoS limit; regret is energy / oracle energy - 1.
+//!   the measured residency at the state's model power plus the exit
+//!   latency at active power, per entry.  The oracle enters, once per
+//!   episode, the deepest state whose residency fits the real idle time and
+//!   whose exit latency fits the QoS limit; regret is energy / oracle
+//!   energy - 1.  The oracle's entries are classified by the kernel's rule
+//!   too ([`account`], tested against `cpuidle_enter_state()`).
+//! * Too deep / too shallow: the kernel's counters, per idle period of the
+//!   workload (a governor that splits a period into many entries would
+//!   dilute a per-entry rate with its own extra entries) and per entry.
 //! * Exact-state accuracy: the entry's state is the oracle's for the idle
 //!   time that was really left at that entry.
-//! * Latency penalty: exit latency paid on wake-ups by interrupts other
+//! * IRQ exit latency: exit latency paid on wake-ups by interrupts other
 //!   than the timer and the tick, mean per such wake-up.
 //!
 //! Corpus: the synthetic classes below (fixed seeds) and the recorded
 //! traces in `corpus/` (`--corpus DIR`), episodes taken from rteo's
-//! recorder in a QEMU guest by `scripts/trace2corpus.py`.
+//! recorder in a QEMU guest by `scripts/trace2corpus.py`, split once and
+//! for all into `corpus/tuning/` and `corpus/heldout/` (corpus/README).
+//! Synthetic classes and the tuning traces are the tuning set, on which
+//! `--check` holds rteo to its bar; the held-out traces are scored apart.
+//! Workloads with a PM QoS latency limit that forbids some state are
+//! reported apart as well.
 
 use rteo_core::host::{HostEnv, SplitMix64};
 use rteo_core::rteo_core::{rule, Mode, SleepLength, State, Teo};
+use simcore::Core;
 use std::{fmt::Write as _, process::ExitCode};
 
-mod png;
+mod simcore;
 
-/// `TICK_NSEC` at HZ=250, as the C governors are built.
-const TICK_NSEC: i64 = 4_000_000;
 const US: i64 = 1000;
-const NO_QOS: i64 = i32::MAX as i64 * US;
 
 #[path = "../../../drivers/cpuidle/cpuidle_tables.rs"]
 #[allow(dead_code)]
@@ -68,8 +90,20 @@ mod cpuidle_tables;
 struct Table {
     name: &'static str,
     states: Vec<State>,
+    /// The `CPUIDLE_FLAG_*` bits the C sees (polling only: the
+    /// emulated-state driver registers no other flag that matters here).
+    flags: Vec<u32>,
     model_mw: Vec<f64>,
     active_mw: f64,
+}
+
+impl Table {
+    fn residencies(&self) -> Vec<i64> {
+        self.states.iter().map(|s| s.target_residency_ns).collect()
+    }
+    fn latencies(&self) -> Vec<i64> {
+        self.states.iter().map(|s| s.exit_latency_ns).collect()
+    }
 }
 
 fn tables() -> Vec<Table> {
@@ -86,8 +120,24 @@ fn tables() -> Vec<Table> {
                     polling: s.flags & cpuidle_tables::FLAG_POLLING != 0,
                 })
                 .collect(),
+            flags: t
+                .states
+                .iter()
+                .map(|s| s.flags & cpuidle_tables::FLAG_POLLING)
+                .collect(),
             model_mw: t.states.iter().map(|s| f64::from(s.model_mw)).collect(),
             active_mw: f64::from(t.active_mw),
+        })
+        .collect()
+}
+
+/// `cpuidle_poll_time()` of the tree for each table, all states enabled:
+/// the polling limit `poll_idle()` applies in the simulator, ns.
+fn poll_limits(core: &mut Core, tabs: &[Table]) -> Vec<(&'static str, u64)> {
+    tabs.iter()
+        .map(|t| {
+            core.init(&t.residencies(), &t.latencies(), &t.flags);
+            (t.name, core.poll_time())
         })
         .collect()
 }
@@ -105,12 +155,15 @@ trait Governor {
     /// Freshly enabled on a CPU with `t`'s states.
     fn reset(&mut self, t: &Table);
     fn select(&mut self, q: &Query) -> (usize, bool);
+    /// The governor's `dev->poll_time_limit` (teo's and rteo's `select()`
+    /// clear it when they account for the last period).
+    fn poll_time_limit(&self) -> bool;
     /// The core's accounting after the CPU left state `idx`, then reflect().
     fn wakeup(&mut self, idx: usize, residency_ns: u64, poll_time_limit: bool, got_tick: bool);
 }
 
 macro_rules! c_governor {
-    ($modname:ident, $init:ident, $select:ident, $wakeup:ident) => {
+    ($modname:ident, $init:ident, $select:ident, $wakeup:ident, $ptl:ident) => {
         mod $modname {
             extern "C" {
                 pub fn $init(
@@ -129,19 +182,19 @@ macro_rules! c_governor {
                     sleep_queries: *mut u32,
                 ) -> i32;
                 pub fn $wakeup(idx: i32, residency_ns: u64, poll_time_limit: bool, got_tick: bool);
+                pub fn $ptl() -> bool;
             }
 
-            pub fn init(states: &[rteo_core::rteo_core::State]) {
-                let res: Vec<i64> = states.iter().map(|s| s.target_residency_ns).collect();
-                let lat: Vec<i64> = states.iter().map(|s| s.exit_latency_ns).collect();
-                let flags: Vec<u32> = states.iter().map(|s| s.polling as u32).collect();
-                // SAFETY: the slices hold `states.len()` elements each.
+            pub fn init(t: &super::Table) {
+                let res = t.residencies();
+                let lat = t.latencies();
+                // SAFETY: the slices hold `t.states.len()` elements each.
                 let rc = unsafe {
                     $init(
-                        states.len() as i32,
+                        t.states.len() as i32,
                         res.as_ptr(),
                         lat.as_ptr(),
-                        flags.as_ptr(),
+                        t.flags.as_ptr(),
                     )
                 };
                 assert_eq!(rc, 0, "C governor init failed");
@@ -164,6 +217,11 @@ macro_rules! c_governor {
                 (idx as usize, stop)
             }
 
+            pub fn poll_time_limit() -> bool {
+                // SAFETY: plain call.
+                unsafe { $ptl() }
+            }
+
             pub fn wakeup(idx: usize, residency_ns: u64, ptl: bool, got_tick: bool) {
                 // SAFETY: plain call.
                 unsafe { $wakeup(idx as i32, residency_ns, ptl, got_tick) };
@@ -176,13 +234,15 @@ c_governor!(
     c_teo,
     sim_teo_parity_init,
     sim_teo_parity_select,
-    sim_teo_parity_wakeup
+    sim_teo_parity_wakeup,
+    sim_teo_parity_poll_time_limit
 );
 c_governor!(
     c_menu,
     sim_menu_parity_init,
     sim_menu_parity_select,
-    sim_menu_parity_wakeup
+    sim_menu_parity_wakeup,
+    sim_menu_parity_poll_time_limit
 );
 
 struct CTeo;
@@ -191,10 +251,13 @@ impl Governor for CTeo {
         "teo"
     }
     fn reset(&mut self, t: &Table) {
-        c_teo::init(&t.states);
+        c_teo::init(t);
     }
     fn select(&mut self, q: &Query) -> (usize, bool) {
         c_teo::select(q)
+    }
+    fn poll_time_limit(&self) -> bool {
+        c_teo::poll_time_limit()
     }
     fn wakeup(&mut self, idx: usize, r: u64, ptl: bool, tick: bool) {
         c_teo::wakeup(idx, r, ptl, tick)
@@ -207,10 +270,13 @@ impl Governor for CMenu {
         "menu"
     }
     fn reset(&mut self, t: &Table) {
-        c_menu::init(&t.states);
+        c_menu::init(t);
     }
     fn select(&mut self, q: &Query) -> (usize, bool) {
         c_menu::select(q)
+    }
+    fn poll_time_limit(&self) -> bool {
+        c_menu::poll_time_limit()
     }
     fn wakeup(&mut self, idx: usize, r: u64, ptl: bool, tick: bool) {
         c_menu::wakeup(idx, r, ptl, tick)
@@ -234,7 +300,7 @@ impl Rteo {
             name,
             mode,
             teo: Teo::ZERO,
-            env: HostEnv::new(&[], TICK_NSEC),
+            env: HostEnv::new(&[], Core::tick_nsec()),
         }
     }
 }
@@ -247,7 +313,7 @@ impl Governor for Rteo {
         self.teo = Teo::ZERO;
         self.teo.set_mode(self.mode);
         self.teo.rules &= RULES.load(std::sync::atomic::Ordering::Relaxed);
-        self.env = HostEnv::new(&t.states, TICK_NSEC);
+        self.env = HostEnv::new(&t.states, Core::tick_nsec());
     }
     fn select(&mut self, q: &Query) -> (usize, bool) {
         self.env.latency_req_ns = q.latency_req_ns;
@@ -258,6 +324,9 @@ impl Governor for Rteo {
         };
         let d = self.teo.select(&mut self.env);
         (d.idx, d.stop_tick)
+    }
+    fn poll_time_limit(&self) -> bool {
+        self.env.poll_time_limit
     }
     fn wakeup(&mut self, idx: usize, r: u64, ptl: bool, tick: bool) {
         self.env.last_residency_ns = r;
@@ -284,7 +353,8 @@ struct Episode {
     src: Src,
     /// Time to the next tick when the CPU goes idle, ns, in (0, TICK_NSEC].
     tick_phase_ns: i64,
-    latency_req_ns: i64,
+    /// The CPU latency QoS limit (`cpu_latency_qos_limit()`), us.
+    qos_us: i32,
 }
 
 /// The trace generator: splitmix64 with exponential draws.
@@ -318,14 +388,15 @@ fn generate(class: &str, seed: u64, n: usize, t: &Table) -> Vec<Episode> {
     let mut r = SplitMix64(seed);
     let mut out = Vec::with_capacity(n);
     let mut burst = 0;
+    let (tick, no_qos) = (Core::tick_nsec(), Core::qos_default_us());
     for i in 0..n {
-        let tick_phase_ns = r.range(1, TICK_NSEC);
+        let tick_phase_ns = r.range(1, tick);
         let mut e = Episode {
             sleep_ns: 0,
             wake_ns: 0,
             src: Src::Timer,
             tick_phase_ns,
-            latency_req_ns: NO_QOS,
+            qos_us: no_qos,
         };
         match class {
             "periodic-timer" => {
@@ -358,7 +429,7 @@ fn generate(class: &str, seed: u64, n: usize, t: &Table) -> Vec<Episode> {
                     // 1000 episodes
                     let k = t.states.len();
                     let s = &t.states[(i / 1000) % k];
-                    e.latency_req_ns = s.exit_latency_ns;
+                    e.qos_us = (s.exit_latency_ns / US) as i32;
                 }
             }
             "ping-pong" => {
@@ -430,30 +501,62 @@ fn load_trace(path: &std::path::Path) -> Result<Vec<Episode>, String> {
                 wake.clamp(1, sleep.max(1))
             },
             src,
-            tick_phase_ns: (num(3)? * US).clamp(1, TICK_NSEC),
-            latency_req_ns: num(4)?.min(NO_QOS / US) * US,
+            tick_phase_ns: (num(3)? * US).clamp(1, Core::tick_nsec()),
+            qos_us: num(4)?.clamp(0, i64::from(i32::MAX)) as i32,
         });
     }
     Ok(out)
 }
 
-/// The recorded corpus: every `*.trace` in `dir`, as classes `rec-NAME`.
-fn load_corpus(dir: &str) -> Result<Vec<(&'static str, Vec<Episode>)>, String> {
-    let mut out = Vec::new();
+/// A recorded trace of the corpus.
+struct Recorded {
+    /// `rec-NAME` for `NAME.trace`.
+    name: &'static str,
+    episodes: Vec<Episode>,
+    /// From `corpus/heldout/`: never to be tuned against.
+    heldout: bool,
+}
+
+/// The `*.trace` files of `dir`, sorted.
+fn traces_in(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let Ok(rd) = std::fs::read_dir(dir) else {
-        return Ok(out);
+        return Vec::new();
     };
     let mut paths: Vec<_> = rd
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "trace"))
         .collect();
     paths.sort();
-    for p in paths {
-        let name = format!(
-            "rec-{}",
-            p.file_stem().unwrap_or_default().to_string_lossy()
-        );
-        out.push((&*Box::leak(name.into_boxed_str()), load_trace(&p)?));
+    paths
+}
+
+/// The recorded corpus: `dir/tuning/*.trace` and `dir/heldout/*.trace`
+/// (corpus/README), as classes `rec-NAME`.  A trace directly in `dir`
+/// belongs to neither set: an error.
+fn load_corpus(dir: &str) -> Result<Vec<Recorded>, String> {
+    let dir = std::path::Path::new(dir);
+    if let Some(p) = traces_in(dir).first() {
+        return Err(format!(
+            "{}: a trace must be in tuning/ or heldout/ (corpus/README)",
+            p.display()
+        ));
+    }
+    let mut out: Vec<Recorded> = Vec::new();
+    for (sub, heldout) in [("tuning", false), ("heldout", true)] {
+        for p in traces_in(&dir.join(sub)) {
+            let name = format!(
+                "rec-{}",
+                p.file_stem().unwrap_or_default().to_string_lossy()
+            );
+            if out.iter().any(|r| r.name == name) {
+                return Err(format!("{}: a second trace {name}", p.display()));
+            }
+            out.push(Recorded {
+                name: Box::leak(name.into_boxed_str()),
+                episodes: load_trace(&p)?,
+                heldout,
+            });
+        }
     }
     Ok(out)
 }
@@ -475,6 +578,12 @@ struct Score {
     /// Too-shallow entries ended by the tick / the polling limit.
     below_tick: u64,
     below_poll: u64,
+    /// The oracle's entries (one per period) by the kernel's rule, and the
+    /// exit latency it pays on interrupt wake-ups.
+    oracle_above: u64,
+    oracle_below: u64,
+    oracle_irq_wakes: u64,
+    oracle_irq_latency_ns: f64,
 }
 
 impl Score {
@@ -490,6 +599,25 @@ impl Score {
         self.irq_latency_ns += o.irq_latency_ns;
         self.below_tick += o.below_tick;
         self.below_poll += o.below_poll;
+        self.oracle_above += o.oracle_above;
+        self.oracle_below += o.oracle_below;
+        self.oracle_irq_wakes += o.oracle_irq_wakes;
+        self.oracle_irq_latency_ns += o.oracle_irq_latency_ns;
+    }
+    /// The oracle's own score on the same trace.
+    fn of_oracle(&self) -> Score {
+        Score {
+            periods: self.periods,
+            entries: self.periods,
+            above: self.oracle_above,
+            below: self.oracle_below,
+            exact: self.periods,
+            energy: self.oracle_energy,
+            oracle_energy: self.oracle_energy,
+            irq_wakes: self.oracle_irq_wakes,
+            irq_latency_ns: self.oracle_irq_latency_ns,
+            ..Score::default()
+        }
     }
     fn regret(&self) -> f64 {
         self.energy / self.oracle_energy - 1.0
@@ -532,15 +660,37 @@ fn oracle(t: &Table, idle_ns: i64, qos_ns: i64) -> usize {
     best
 }
 
-/// The core's polling limit (`cpuidle_poll_time()`): the residency of the
-/// first state after 0, at most a tick.
-fn poll_limit(t: &Table) -> i64 {
-    t.states
-        .get(1)
-        .map_or(TICK_NSEC, |s| s.target_residency_ns.min(TICK_NSEC))
+/// `cpuidle_enter_state()`'s above/below rule, for the oracle's entries
+/// (the governors' entries go through the C itself): measured residency
+/// `diff` below the entered state's target residency is "above" if a
+/// shallower state is enabled; else, if `diff` exceeds the exit latency,
+/// "below" when `diff` less the exit latency reaches the target residency
+/// of the first enabled deeper state.  `disabled`: bit i, state i.
+/// Differential test: `simcore::tests::above_below_are_the_kernels`.
+fn account(states: &[State], disabled: u32, idx: usize, diff: i64) -> (bool, bool) {
+    let on = |i: usize| disabled & (1 << i) == 0;
+    let (tr, lat) = (states[idx].target_residency_ns, states[idx].exit_latency_ns);
+    if diff < tr {
+        ((0..idx).any(on), false)
+    } else if diff > lat {
+        let next = (idx + 1..states.len()).find(|&i| on(i));
+        (
+            false,
+            next.is_some_and(|j| diff - lat >= states[j].target_residency_ns),
+        )
+    } else {
+        (false, false)
+    }
 }
 
-fn simulate(g: &mut dyn Governor, t: &Table, class: &str, trace: &[Episode]) -> Score {
+fn simulate(
+    core: &mut Core,
+    g: &mut dyn Governor,
+    t: &Table,
+    class: &str,
+    trace: &[Episode],
+) -> Score {
+    core.init(&t.residencies(), &t.latencies(), &t.flags);
     g.reset(t);
     // SIM_TRACE=governor/table[/class] [SIM_FROM=n SIM_TO=m]: print
     // entries n..m.
@@ -562,89 +712,95 @@ fn simulate(g: &mut dyn Governor, t: &Table, class: &str, trace: &[Episode]) -> 
     let n = t.states.len();
     for (epn, ep) in trace.iter().enumerate() {
         sc.periods += 1;
-        let o = oracle(t, ep.wake_ns, ep.latency_req_ns);
-        let ol = t.states[o].exit_latency_ns as f64;
-        sc.oracle_energy += t.model_mw[o] * (ep.wake_ns as f64 + ol) + t.active_mw * ol;
-        let mut now = 0i64;
-        let mut tick_stopped = false;
-        let mut next_tick = ep.tick_phase_ns;
+        core.episode(ep.wake_ns, ep.sleep_ns, ep.tick_phase_ns, ep.qos_us);
+        let mut first = true;
         loop {
-            while next_tick <= now {
-                next_tick += TICK_NSEC;
+            if !first {
+                core.idle_again();
             }
+            first = false;
+            let inp = core.inputs();
             let q = Query {
-                latency_req_ns: ep.latency_req_ns,
-                tick_stopped,
-                sleep_ns: ep.sleep_ns - now,
-                delta_tick_ns: next_tick - now,
+                latency_req_ns: inp.latency_req_ns,
+                tick_stopped: inp.tick_stopped,
+                sleep_ns: inp.sleep_ns,
+                delta_tick_ns: inp.delta_next_ns,
             };
             let (idx, stop) = g.select(&q);
             let idx = idx.min(n - 1);
-            if stop {
-                tick_stopped = true;
-            }
+            // dev->poll_time_limit is one field in the kernel: what the
+            // governor's select() left of it is what poll_idle() finds
+            core.set_poll_time_limit(g.poll_time_limit());
+            core.stop_or_retain_tick(stop);
+            let e = core.enter(idx);
+            let got_tick = core.got_tick();
+            let ready = core.need_resched();
             let st = t.states[idx];
             let lat = st.exit_latency_ns;
-            let mut end = ep.wake_ns;
-            let mut by_tick = false;
-            let mut ptl = false;
-            if !tick_stopped && next_tick < end {
-                end = next_tick;
-                by_tick = true;
-            }
-            if st.polling && end - now > poll_limit(t) {
-                end = now + poll_limit(t);
-                ptl = true;
-                by_tick = false;
-            }
-            let diff = end - now + if st.polling { 0 } else { lat };
+            // what ended the entry: the wake-up (the episode's interrupt or
+            // timer), the tick, or the polling limit
+            let by_wake = if st.polling {
+                !e.poll_time_limit && ready
+            } else {
+                e.by_wake
+            };
             if let Some((from, to)) = trace_window {
                 if (from..to).contains(&sc.entries) {
                     eprintln!(
-                        "ep={epn} qos={}us sleep={}us wake={}us {:?} now={}us tick_stopped={} -> idx={idx} stop={stop} end={}us by_tick={by_tick} poll_limit={ptl}",
-                        ep.latency_req_ns / US,
+                        "ep={epn} qos={}us sleep={}us wake={}us {:?} now={}us sleep_length={}us delta_next={}us tick_stopped={} -> idx={idx} stop={stop} end={}us residency={}us by_tick={} poll_limit={} got_tick={got_tick} above={} below={}",
+                        ep.qos_us,
                         ep.sleep_ns / US,
                         ep.wake_ns / US,
                         ep.src,
-                        now / US,
-                        q.tick_stopped,
-                        end / US
+                        e.start_ns / US,
+                        inp.sleep_ns / US,
+                        inp.delta_next_ns / US,
+                        inp.tick_stopped,
+                        e.end_ns / US,
+                        e.residency_ns / 1000,
+                        e.by_tick,
+                        e.poll_time_limit,
+                        e.above,
+                        e.below
                     );
                 }
             }
             sc.entries += 1;
-            if idx == oracle(t, ep.wake_ns - now, ep.latency_req_ns) {
+            if idx == oracle(t, ep.wake_ns - e.start_ns, inp.latency_req_ns) {
                 sc.exact += 1;
             }
-            // cpuidle_enter_state()'s above/below rule (no state disabled)
-            if diff < st.target_residency_ns {
-                if idx > 0 {
-                    sc.above += 1;
-                }
-            } else if diff > lat
-                && idx + 1 < n
-                && diff - lat >= t.states[idx + 1].target_residency_ns
-            {
+            sc.above += u64::from(e.above);
+            if e.below {
                 sc.below += 1;
-                sc.below_tick += u64::from(by_tick);
-                sc.below_poll += u64::from(ptl);
+                sc.below_tick += u64::from(e.by_tick);
+                sc.below_poll += u64::from(e.poll_time_limit);
             }
-            sc.energy += t.model_mw[idx] * diff as f64 + t.active_mw * lat as f64;
-            let irq = !by_tick && !ptl && ep.src == Src::Irq;
-            if irq {
+            sc.energy += t.model_mw[idx] * e.residency_ns as f64 + t.active_mw * lat as f64;
+            if by_wake && ep.src == Src::Irq {
                 sc.irq_wakes += 1;
                 sc.irq_latency_ns += lat as f64;
             }
-            g.wakeup(idx, diff.max(0) as u64, ptl, by_tick);
-            if !(by_tick || ptl) {
-                break;
-            }
-            now = end + if st.polling { 0 } else { lat };
-            if now >= ep.wake_ns {
+            g.wakeup(idx, e.residency_ns, core.poll_time_limit(), got_tick);
+            if ready {
+                // the oracle: one entry for the whole period, under the
+                // limit the governors were given
+                let o = oracle(t, ep.wake_ns, inp.latency_req_ns);
+                let os = t.states[o];
+                let ol = if os.polling { 0 } else { os.exit_latency_ns };
+                let diff = ep.wake_ns + ol;
+                let (a, b) = account(&t.states, 0, o, diff);
+                sc.oracle_above += u64::from(a);
+                sc.oracle_below += u64::from(b);
+                sc.oracle_energy += t.model_mw[o] * diff as f64 + t.active_mw * ol as f64;
+                if ep.src == Src::Irq {
+                    sc.oracle_irq_wakes += 1;
+                    sc.oracle_irq_latency_ns += ol as f64;
+                }
                 break;
             }
         }
     }
+    assert_eq!(core.warnings(), 0, "the kernel's code warned");
     sc
 }
 
@@ -663,18 +819,54 @@ struct Row {
     gov: &'static str,
     table: &'static str,
     class: &'static str,
+    /// A held-out trace.
+    heldout: bool,
+    /// The trace sets a latency limit that forbids some state of the table.
+    qos: bool,
     score: Score,
 }
 
-fn overall(rows: &[Row], gov: &str, class: Option<&str>) -> Score {
+/// The rows scored together.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Set {
+    /// The tuning set: synthetic classes and `corpus/tuning/` (`--check`).
+    Tuning,
+    /// The tuning set without the latency-limited workloads (`overall`).
+    NoQos,
+    /// The tuning set's latency-limited workloads.
+    Qos,
+    /// `corpus/heldout/`.
+    Heldout,
+}
+
+impl Set {
+    fn has(self, r: &Row) -> bool {
+        match self {
+            Set::Tuning => !r.heldout,
+            Set::NoQos => !r.heldout && !r.qos,
+            Set::Qos => !r.heldout && r.qos,
+            Set::Heldout => r.heldout,
+        }
+    }
+}
+
+fn total(rows: &[Row], gov: &str, set: Option<Set>, class: Option<&str>) -> Score {
     let mut s = Score::default();
-    for r in rows
-        .iter()
-        .filter(|r| r.gov == gov && class.is_none_or(|c| c == r.class))
-    {
+    for r in rows.iter().filter(|r| {
+        r.gov == gov && set.is_none_or(|x| x.has(r)) && class.is_none_or(|c| c == r.class)
+    }) {
         s.add(&r.score);
     }
     s
+}
+
+/// A governor's score, or the oracle's ("oracle": taken from teo's rows).
+fn score_of(rows: &[Row], gov: &str, set: Option<Set>, class: Option<&str>) -> Score {
+    if gov == "oracle" {
+        total(rows, "teo", set, class).of_oracle()
+    } else {
+        total(rows, gov, set, class)
+    }
 }
 
 fn json_num(x: f64) -> String {
@@ -685,16 +877,32 @@ fn json_num(x: f64) -> String {
     }
 }
 
+fn ratio(n: u64, d: u64) -> f64 {
+    if d == 0 {
+        f64::NAN
+    } else {
+        n as f64 / d as f64
+    }
+}
+
+/// Every field of a score.  Rates: `*_pct` in % of the entries or per 100
+/// periods (as the tables), `*_per_entry` and `*_per_period` as plain
+/// ratios.
 fn score_json(s: &Score) -> String {
     format!(
-        "\"energy_regret\": {}, \"too_deep_pct\": {}, \"too_shallow_pct\": {}, \"above_per_entry_pct\": {}, \"below_per_entry_pct\": {}, \"exact_pct\": {}, \"irq_exit_latency_us\": {}, \"periods\": {}, \"entries\": {}, \"energy_mj\": {}, \"oracle_energy_mj\": {}",
+        "\"energy_regret\": {}, \"too_deep_pct\": {}, \"too_shallow_pct\": {}, \"above_per_entry_pct\": {}, \"below_per_entry_pct\": {}, \"too_deep_per_entry\": {}, \"too_shallow_per_entry\": {}, \"too_deep_per_period\": {}, \"too_shallow_per_period\": {}, \"exact_pct\": {}, \"irq_exit_latency_us\": {}, \"irq_wakes\": {}, \"periods\": {}, \"entries\": {}, \"energy_mj\": {}, \"oracle_energy_mj\": {}",
         json_num(s.regret()),
         json_num(s.too_deep()),
         json_num(s.too_shallow()),
         json_num(s.per_entry().0),
         json_num(s.per_entry().1),
+        json_num(ratio(s.above, s.entries)),
+        json_num(ratio(s.below, s.entries)),
+        json_num(ratio(s.above, s.periods)),
+        json_num(ratio(s.below, s.periods)),
         json_num(s.accuracy()),
         json_num(s.latency_us()),
+        s.irq_wakes,
         s.periods,
         s.entries,
         json_num(s.energy / 1e12),
@@ -702,37 +910,54 @@ fn score_json(s: &Score) -> String {
     )
 }
 
-/// `--plot OUT.png TITLE CSV`: a bar chart of a CSV whose first line is
-/// `,category...` and every other line `series,value...`.
-fn plot(out: &str, title: &str, csv: &str) -> ExitCode {
-    let Ok(text) = std::fs::read_to_string(csv) else {
-        eprintln!("cpuidle-sim: cannot read {csv}");
-        return ExitCode::FAILURE;
-    };
-    let mut lines = text.lines();
-    let cats: Vec<&str> = lines.next().unwrap_or("").split(',').skip(1).collect();
-    let (mut names, mut vals) = (Vec::new(), Vec::new());
-    for l in lines {
-        let mut f = l.split(',');
-        names.push(f.next().unwrap_or(""));
-        vals.push(f.map(|v| v.parse().unwrap_or(0.0)).collect::<Vec<f64>>());
+/// The held-out block's fields.
+fn heldout_json(s: &Score) -> String {
+    format!(
+        "\"energy_regret\": {}, \"too_deep_per_entry\": {}, \"too_shallow_per_entry\": {}, \"irq_exit_latency_us\": {}, \"too_deep_per_period\": {}, \"too_shallow_per_period\": {}, \"periods\": {}, \"entries\": {}",
+        json_num(s.regret()),
+        json_num(ratio(s.above, s.entries)),
+        json_num(ratio(s.below, s.entries)),
+        json_num(s.latency_us()),
+        json_num(ratio(s.above, s.periods)),
+        json_num(ratio(s.below, s.periods)),
+        s.periods,
+        s.entries
+    )
+}
+
+/// The governors and the oracle, for the blocks and tables.
+const ALL: &[&str] = &["rteo", "rteo-parity", "teo", "menu", "oracle"];
+
+/// A markdown table of one set.
+fn set_table(rows: &[Row], set: Set) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "| governor | energy regret vs oracle | too deep (per 100 periods) | too shallow (per 100 periods) | above / below per entry % | exact state % | exit latency on IRQ wake-ups (us) |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    for &g in ALL {
+        let s = score_of(rows, g, Some(set), None);
+        let (a, b) = s.per_entry();
+        let _ = writeln!(
+            out,
+            "| {g} | {:.4} | {:.2} | {:.2} | {a:.2} / {b:.2} | {:.1} | {:.2} |",
+            if g == "oracle" { 0.0 } else { s.regret() },
+            s.too_deep(),
+            s.too_shallow(),
+            s.accuracy(),
+            s.latency_us()
+        );
     }
-    match png::bar_chart(out, title, &cats, &names, &vals) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("cpuidle-sim: {out}: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    out
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
-    if args.len() == 5 && args[1] == "--plot" {
-        return plot(&args[2], &args[3], &args[4]);
-    }
     let mut episodes = 12_000usize;
-    let (mut json, mut md, mut png_dir, mut check) = (None, None, None, false);
+    let (mut json, mut md, mut check) = (None, None, false);
+    let mut relax_ns = 1u64;
+    let mut exact_poll = false;
     let mut corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus").to_string();
     let mut i = 1;
     while i < args.len() {
@@ -741,8 +966,14 @@ fn main() -> ExitCode {
             "--episodes" => episodes = val.and_then(|v| v.parse().ok()).unwrap_or(episodes),
             "--json" => json = val,
             "--md" => md = val,
-            "--png" => png_dir = val,
             "--corpus" => corpus = val.unwrap_or_default(),
+            "--relax-ns" => match val.and_then(|v| v.parse().ok()) {
+                Some(n) if n > 0 => relax_ns = n,
+                _ => {
+                    eprintln!("cpuidle-sim: --relax-ns wants a positive number of ns");
+                    return ExitCode::from(2);
+                }
+            },
             "--rules" => {
                 let v = val.unwrap_or_default();
                 let m = match v.strip_prefix("0x") {
@@ -767,6 +998,18 @@ fn main() -> ExitCode {
                 i += 1;
                 continue;
             }
+            "--exact-poll" => {
+                exact_poll = true;
+                i += 1;
+                continue;
+            }
+            "--png" | "--plot" => {
+                eprintln!(
+                    "cpuidle-sim: {} is gone: scripts/sim-plots.py draws the plots from --json",
+                    args[i]
+                );
+                return ExitCode::from(2);
+            }
             a => {
                 eprintln!("cpuidle-sim: unknown argument {a}");
                 return ExitCode::from(2);
@@ -786,31 +1029,46 @@ fn main() -> ExitCode {
     let class_names: Vec<&'static str> = CLASSES
         .iter()
         .map(|c| c.0)
-        .chain(recorded.iter().map(|r| r.0))
+        .chain(recorded.iter().map(|r| r.name))
         .collect();
+    let mut core = Core::lock();
+    core.set_relax_ns(relax_ns);
+    core.set_exact_poll(exact_poll);
+    let limits = poll_limits(&mut core, &tabs);
     let mut rows = Vec::new();
     for t in &tabs {
         for &class in &class_names {
-            let trace = match CLASSES.iter().find(|c| c.0 == class) {
-                Some(&(_, seed)) => generate(class, seed, episodes, t),
+            let (trace, heldout) = match CLASSES.iter().find(|c| c.0 == class) {
+                Some(&(_, seed)) => (generate(class, seed, episodes, t), false),
                 None => recorded
                     .iter()
-                    .find(|r| r.0 == class)
-                    .map(|r| r.1.clone())
+                    .find(|r| r.name == class)
+                    .map(|r| (r.episodes.clone(), r.heldout))
                     .unwrap_or_default(),
             };
+            let deepest = t.states.last().map_or(0, |s| s.exit_latency_ns);
+            let qos = trace.iter().any(|e| i64::from(e.qos_us) * US < deepest);
             for &g in GOVS {
                 let mut gov = governor(g);
-                let score = simulate(gov.as_mut(), t, class, &trace);
+                let score = simulate(&mut core, gov.as_mut(), t, class, &trace);
                 rows.push(Row {
                     gov: g,
                     table: t.name,
                     class,
+                    heldout,
+                    qos,
                     score,
                 });
             }
         }
     }
+    // (held out, QoS-limited on some table)
+    let class_flags = |c: &str| {
+        (
+            rows.iter().any(|r| r.class == c && r.heldout),
+            rows.iter().any(|r| r.class == c && r.qos),
+        )
+    };
 
     // SIM_BREAKDOWN=1: where the too-shallow entries come from.
     if std::env::var_os("SIM_BREAKDOWN").is_some() {
@@ -850,42 +1108,30 @@ fn main() -> ExitCode {
         }
     }
 
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "| governor | energy regret vs oracle | too deep (per 100 periods) | too shallow (per 100 periods) | above / below per entry % | exact state % | exit latency on IRQ wake-ups (us) |"
-    );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
-    for &g in GOVS {
-        let s = overall(&rows, g, None);
-        let (a, b) = s.per_entry();
-        let _ = writeln!(
-            out,
-            "| {g} | {:.4} | {:.2} | {:.2} | {a:.2} / {b:.2} | {:.1} | {:.2} |",
-            s.regret(),
-            s.too_deep(),
-            s.too_shallow(),
-            s.accuracy(),
-            s.latency_us()
-        );
-    }
-    let _ = writeln!(out, "| oracle | 0 | 0 | 0 | 0 / 0 | 100 | - |");
-    let headline = out.clone();
+    // the headline: the tuning set, the population of --check
+    let headline = set_table(&rows, Set::Tuning);
     print!("{headline}");
 
     let mut per_class = String::new();
     let _ = writeln!(
         per_class,
-        "| class | governor | energy regret | too deep /100 periods | too shallow /100 periods | exact % | IRQ exit latency (us) |"
+        "| class | set | governor | energy regret | too deep /100 periods | too shallow /100 periods | above / below per entry % | exact % | IRQ exit latency (us) |"
     );
-    let _ = writeln!(per_class, "|---|---|---|---|---|---|---|");
+    let _ = writeln!(per_class, "|---|---|---|---|---|---|---|---|---|");
     for &c in &class_names {
-        for &g in GOVS {
-            let s = overall(&rows, g, Some(c));
+        let (h, q) = class_flags(c);
+        let set = match (h, q) {
+            (true, _) => "held out",
+            (false, true) => "tuning, QoS-limited",
+            _ => "tuning",
+        };
+        for &g in ALL {
+            let s = score_of(&rows, g, None, Some(c));
+            let (a, b) = s.per_entry();
             let _ = writeln!(
                 per_class,
-                "| {c} | {g} | {:.4} | {:.2} | {:.2} | {:.1} | {:.2} |",
-                s.regret(),
+                "| {c} | {set} | {g} | {:.4} | {:.2} | {:.2} | {a:.2} / {b:.2} | {:.1} | {:.2} |",
+                if g == "oracle" { 0.0 } else { s.regret() },
                 s.too_deep(),
                 s.too_shallow(),
                 s.accuracy(),
@@ -913,6 +1159,19 @@ fn main() -> ExitCode {
             s.accuracy()
         );
     }
+    let limits_text = limits
+        .iter()
+        .map(|(t, l)| format!("{t} {} us", *l as f64 / 1000.0))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let names_of = |h: bool| {
+        recorded
+            .iter()
+            .filter(|r| r.heldout == h)
+            .map(|r| format!("{}: {} episodes", r.name, r.episodes.len()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
 
     if let Some(path) = &md {
         let cmd = args.join(" ");
@@ -920,24 +1179,37 @@ fn main() -> ExitCode {
         let _ = writeln!(m, "## Simulator (host, `{cmd}`)\n");
         let _ = writeln!(
             m,
-            "{episodes} episodes per synthetic trace ({} classes, seeds fixed in tools/cpuidle-sim), {} recorded traces ({}), x {} tables.\n",
+            "{episodes} episodes per synthetic trace ({} classes, seeds fixed in tools/cpuidle-sim), recorded traces for tuning ({}) and held out ({}), x {} tables. Polling limit (`cpuidle_poll_time()` of the tree): {limits_text}; one `cpu_relax()` = {relax_ns} ns{}.\n",
             CLASSES.len(),
-            recorded.len(),
-            recorded
-                .iter()
-                .map(|r| format!("{}: {} episodes", r.0, r.1.len()))
-                .collect::<Vec<_>>()
-                .join(", "),
-            tabs.len()
+            names_of(false),
+            names_of(true),
+            tabs.len(),
+            if exact_poll {
+                ", the tree's poll_idle() loop"
+            } else {
+                ""
+            }
         );
-        let _ = writeln!(m, "### All traces\n\n{headline}");
+        let _ = writeln!(
+            m,
+            "### Tuning set (synthetic classes and corpus/tuning; the `--check` population)\n\n{headline}"
+        );
+        let _ = writeln!(
+            m,
+            "### Tuning set without latency limits\n\n{}",
+            set_table(&rows, Set::NoQos)
+        );
+        let _ = writeln!(
+            m,
+            "### QoS-limited workloads (a latency limit forbids some state)\n\n{}",
+            set_table(&rows, Set::Qos)
+        );
+        let _ = writeln!(
+            m,
+            "### Held out (corpus/heldout)\n\n{}",
+            set_table(&rows, Set::Heldout)
+        );
         let _ = writeln!(m, "### Per trace class\n\n{per_class}");
-        if png_dir.is_some() {
-            let _ = writeln!(
-                m,
-                "![energy regret per class](sim-regret.png)\n\n![too deep and too shallow per class](sim-rates.png)\n"
-            );
-        }
         let _ = writeln!(m, "### Per table and class\n\n{per_table}");
         if let Err(e) = std::fs::write(path, m) {
             eprintln!("cpuidle-sim: {path}: {e}");
@@ -948,106 +1220,95 @@ fn main() -> ExitCode {
         let mut j = String::new();
         let _ = writeln!(
             j,
-            "{{\n  \"episodes_per_trace\": {episodes},\n  \"overall\": {{"
+            "{{\n  \"episodes_per_trace\": {episodes},\n  \"relax_ns\": {relax_ns},\n  \"exact_poll\": {exact_poll},"
         );
-        for (k, &g) in GOVS.iter().enumerate() {
-            let sep = if k + 1 < GOVS.len() { "," } else { "" };
+        let _ = writeln!(
+            j,
+            "  \"poll_limit_ns\": {{ {} }},",
+            limits
+                .iter()
+                .map(|(t, l)| format!("\"{t}\": {l}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let list = |h: bool| {
+            recorded
+                .iter()
+                .filter(|r| r.heldout == h)
+                .map(|r| format!("\"{}\"", r.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = writeln!(
+            j,
+            "  \"corpus\": {{ \"tuning\": [{}], \"heldout\": [{}] }},",
+            list(false),
+            list(true)
+        );
+        for (key, set) in [
+            ("overall", Set::NoQos),
+            ("qos_limited", Set::Qos),
+            ("tuning", Set::Tuning),
+        ] {
+            let _ = writeln!(j, "  \"{key}\": {{");
+            for (k, &g) in ALL.iter().enumerate() {
+                let sep = if k + 1 < ALL.len() { "," } else { "" };
+                let _ = writeln!(
+                    j,
+                    "    \"{g}\": {{ {} }}{sep}",
+                    score_json(&score_of(&rows, g, Some(set), None))
+                );
+            }
+            let _ = writeln!(j, "  }},");
+        }
+        let _ = writeln!(j, "  \"heldout\": {{");
+        let hg = ["rteo", "teo", "menu", "oracle"];
+        for (k, &g) in hg.iter().enumerate() {
+            let sep = if k + 1 < hg.len() { "," } else { "" };
             let _ = writeln!(
                 j,
                 "    \"{g}\": {{ {} }}{sep}",
-                score_json(&overall(&rows, g, None))
+                heldout_json(&score_of(&rows, g, Some(Set::Heldout), None))
             );
         }
         let _ = writeln!(j, "  }},\n  \"per_class\": [");
         let mut first = true;
         for &c in &class_names {
-            for &g in GOVS {
+            let (h, q) = class_flags(c);
+            for &g in ALL {
                 let _ = write!(j, "{}", if first { "" } else { ",\n" });
                 first = false;
                 let _ = write!(
                     j,
-                    "    {{ \"class\": \"{c}\", \"governor\": \"{g}\", {} }}",
-                    score_json(&overall(&rows, g, Some(c)))
+                    "    {{ \"class\": \"{c}\", \"governor\": \"{g}\", \"heldout\": {h}, \"qos_limited\": {q}, {} }}",
+                    score_json(&score_of(&rows, g, None, Some(c)))
                 );
             }
         }
         let _ = writeln!(j, "\n  ],\n  \"per_table_class\": [");
-        for (k, r) in rows.iter().enumerate() {
-            let sep = if k + 1 < rows.len() { "," } else { "" };
-            let _ = writeln!(
-                j,
-                "    {{ \"table\": \"{}\", \"class\": \"{}\", \"governor\": \"{}\", {} }}{sep}",
-                r.table,
-                r.class,
-                r.gov,
-                score_json(&r.score)
-            );
+        let mut first = true;
+        for r in &rows {
+            let mut emit = |g: &str, s: &Score| {
+                let _ = write!(j, "{}", if first { "" } else { ",\n" });
+                first = false;
+                let _ = write!(
+                    j,
+                    "    {{ \"table\": \"{}\", \"class\": \"{}\", \"governor\": \"{g}\", \"heldout\": {}, \"qos_limited\": {}, {} }}",
+                    r.table,
+                    r.class,
+                    r.heldout,
+                    r.qos,
+                    score_json(s)
+                );
+            };
+            emit(r.gov, &r.score);
+            if r.gov == "teo" {
+                emit("oracle", &r.score.of_oracle());
+            }
         }
-        let _ = writeln!(j, "  ]\n}}");
+        let _ = writeln!(j, "\n  ]\n}}");
         if let Err(e) = std::fs::write(path, j) {
             eprintln!("cpuidle-sim: {path}: {e}");
-            return ExitCode::FAILURE;
-        }
-    }
-    if let Some(dir) = &png_dir {
-        let classes: Vec<&str> = class_names.clone();
-        let series = |f: &dyn Fn(&Score) -> f64| -> Vec<Vec<f64>> {
-            GOVS.iter()
-                .map(|g| {
-                    classes
-                        .iter()
-                        .map(|c| f(&overall(&rows, g, Some(c))))
-                        .collect()
-                })
-                .collect()
-        };
-        let regret = series(&|s| s.regret());
-        // qos-limited is left out of the rates chart: its below counts
-        // (states the QoS limit forbids) dwarf every other class.
-        let rate_classes: Vec<&str> = classes
-            .iter()
-            .copied()
-            .filter(|c| *c != "qos-limited")
-            .collect();
-        let rates_of = |f: &dyn Fn(&Score) -> f64| -> Vec<Vec<f64>> {
-            GOVS.iter()
-                .map(|g| {
-                    rate_classes
-                        .iter()
-                        .map(|c| f(&overall(&rows, g, Some(c))))
-                        .collect()
-                })
-                .collect()
-        };
-        let deep = rates_of(&|s| s.too_deep());
-        let shallow = rates_of(&|s| s.too_shallow());
-        let r1 = png::bar_chart(
-            &format!("{dir}/sim-regret.png"),
-            "energy regret vs oracle",
-            &classes,
-            GOVS,
-            &regret,
-        );
-        let mut rates: Vec<Vec<f64>> = Vec::new();
-        let mut names: Vec<String> = Vec::new();
-        for (k, g) in GOVS.iter().enumerate() {
-            rates.push(deep[k].clone());
-            names.push(format!("{g} deep"));
-        }
-        for (k, g) in GOVS.iter().enumerate() {
-            rates.push(shallow[k].clone());
-            names.push(format!("{g} shallow"));
-        }
-        let nref: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
-        let r2 = png::bar_chart(
-            &format!("{dir}/sim-rates.png"),
-            "too deep and too shallow per 100 idle periods (qos-limited left out)",
-            &rate_classes,
-            &nref,
-            &rates,
-        );
-        if let Err(e) = r1.and(r2) {
-            eprintln!("cpuidle-sim: png: {e}");
             return ExitCode::FAILURE;
         }
     }
@@ -1056,10 +1317,11 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     if check {
-        // The regression bar: rteo (default mode) must not lose to teo on
-        // energy regret, the too-deep or the too-shallow rate.
-        let r = overall(&rows, "rteo", None);
-        let teo = overall(&rows, "teo", None);
+        // The regression bar, on the tuning set: rteo (default mode) must
+        // not lose to teo on energy regret, the too-deep or the
+        // too-shallow rate.
+        let r = total(&rows, "rteo", Some(Set::Tuning), None);
+        let teo = total(&rows, "teo", Some(Set::Tuning), None);
         let mut ok = true;
         let mut bar = |what: &str, ours: f64, theirs: f64, who: &str| {
             let pass = ours <= theirs;
@@ -1082,6 +1344,43 @@ fn main() -> ExitCode {
             teo.too_shallow(),
             "teo",
         );
+        // The held-out traces against the targets: shown, never
+        // failing (nothing may be tuned against them).
+        let h = |g: &str| total(&rows, g, Some(Set::Heldout), None);
+        let (hr, ht, hm) = (h("rteo"), h("teo"), h("menu"));
+        if hr.periods > 0 {
+            let met = |pass: bool| if pass { "met" } else { "NOT met" };
+            let (rd, rs) = hr.per_entry();
+            let (td, _) = ht.per_entry();
+            let (_, ms) = hm.per_entry();
+            println!(
+                "sim heldout: too shallow <= menu: per 100 periods rteo {:.4} vs menu {:.4}: {}; per entry rteo {rs:.4}% vs menu {ms:.4}%: {}",
+                hr.too_shallow(),
+                hm.too_shallow(),
+                met(hr.too_shallow() <= hm.too_shallow()),
+                met(rs <= ms)
+            );
+            println!(
+                "sim heldout: too deep <= teo: per 100 periods rteo {:.4} vs teo {:.4}: {}; per entry rteo {rd:.4}% vs teo {td:.4}%: {}",
+                hr.too_deep(),
+                ht.too_deep(),
+                met(hr.too_deep() <= ht.too_deep()),
+                met(rd <= td)
+            );
+            println!(
+                "sim heldout: energy regret <= 0.5 x teo: rteo {:.4} vs 0.5 x {:.4} = {:.4}: {}",
+                hr.regret(),
+                ht.regret(),
+                0.5 * ht.regret(),
+                met(hr.regret() <= 0.5 * ht.regret())
+            );
+            println!(
+                "sim heldout: IRQ exit latency <= teo: rteo {:.2} us vs teo {:.2} us: {}",
+                hr.latency_us(),
+                ht.latency_us(),
+                met(hr.latency_us() <= ht.latency_us())
+            );
+        }
         if !ok {
             return ExitCode::FAILURE;
         }
