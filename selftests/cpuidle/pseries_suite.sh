@@ -64,9 +64,9 @@ if ! insmod "$MOD" $args; then
 	ktap_finished
 fi
 govs=$(suite_govs $govs)
-# load, table, flags, governor ABI, the suite, recorder, parameters,
-# XCEDE entries under rteo and teo, unload
-ktap_set_plan $((4 + $(suite_count $govs) + 2 + $([ "$mode" = xcede ] && echo 2 || echo 0) + 1))
+# load, table, flags, governor ABI, the suite, parameters, XCEDE entries
+# under rteo and teo, unload
+ktap_set_plan $((4 + $(suite_count $govs) + 1 + $([ "$mode" = xcede ] && echo 2 || echo 0) + 1))
 ktap_test_pass "load $NAME $mode (driver $(cat $SYS/cpuidle/current_driver))"
 
 # the table, on every CPU
@@ -121,7 +121,6 @@ fi
 
 run_one "pseries-$mode" cpuidle_governor.sh
 run_suite "pseries-$mode" $govs
-run_one "pseries-$mode" rteo_recorder.sh
 run_one "pseries-$mode" rteo_params.sh
 
 # XCEDE states are entered under each governor

@@ -28,15 +28,14 @@ if [ "$(cat $SYS/current_driver)" != none ]; then
 	exit "$KSFT_SKIP"
 fi
 govs=$(suite_govs $govs)
-# load, the suite, recorder, parameters, energy, unload
-ktap_set_plan $((1 + $(suite_count $govs) + 2 + 1 + 1))
+# load, the suite, parameters, energy, unload
+ktap_set_plan $((1 + $(suite_count $govs) + 1 + 1 + 1))
 if ! insmod "$MOD" table="$table"; then
 	ktap_test_fail "load cpuidle_vstates table=$table"
 	ktap_exit_fail_msg "cannot load the driver"
 fi
 ktap_test_pass "load cpuidle_vstates table=$table (driver $(cat $SYS/current_driver))"
 run_suite "$table" $govs
-run_one "$table" rteo_recorder.sh
 run_one "$table" rteo_params.sh
 
 # emulated energy: it grows, and an idle second with only state 0 enabled

@@ -13,9 +13,10 @@
 //! - registration happens from the postcore initcall in `rteo_init.c`,
 //!   which also holds the `rteo.parity` parameter (rteo runs the core in
 //!   [`rteo_core::Mode::Default`] unless it is set), `rteo.rules_off`
-//!   (rules of the default mode switched off, for evaluation) and the recorder
-//!   (`rteo.record`, debugfs `rteo/trace`) that feeds the simulator's
-//!   corpus.
+//!   (rules of the default mode switched off, for evaluation).  Idle
+//!   periods are recorded for the simulator with the kernel's own
+//!   tracepoints (`power:cpu_idle_sleep_length`, `power:cpu_idle`), for
+//!   any governor.
 
 use kernel::{
     c_str,
@@ -26,7 +27,7 @@ use kernel::{
 #[path = "rteo_core.rs"]
 pub mod rteo_core;
 
-use rteo_core::{rule, Decision, Env, Mode, SleepLength, State, Teo, STATE_MAX};
+use rteo_core::{rule, Env, Mode, SleepLength, State, Teo, STATE_MAX};
 
 // The core restates CPUIDLE_STATE_MAX for its host build: tie it to the
 // bindings here.
@@ -86,8 +87,6 @@ struct KernelEnv<'a> {
     /// The CPU's driver states ([`Slot::states`]).
     states: &'a [State],
     latency_req_ns: i64,
-    /// The sleep length, if the core asked for it (for the recorder).
-    sleep: Option<SleepLength>,
 }
 
 impl<'a> KernelEnv<'a> {
@@ -97,7 +96,6 @@ impl<'a> KernelEnv<'a> {
             ctx,
             dev,
             states,
-            sleep: None,
         }
     }
 }
@@ -120,12 +118,10 @@ impl Env for KernelEnv<'_> {
     }
     fn sleep_length(&mut self) -> SleepLength {
         let s = self.ctx.sleep_length();
-        let s = SleepLength {
+        SleepLength {
             duration_ns: s.duration_ns,
             delta_tick_ns: s.delta_tick_ns,
-        };
-        self.sleep = Some(s);
-        s
+        }
     }
     fn last_state_idx(&self) -> i32 {
         self.dev.last_state_idx()
@@ -167,14 +163,8 @@ impl Governor for Rteo {
             states,
             count,
         } = slot;
-        let last_idx = dev.last_state_idx();
         let mut env = KernelEnv::new(ctx, &states[..*count], dev);
         let d = data.select(&mut env);
-        // SAFETY: `rteo_record_on` is a `bool` the parameter code writes with
-        // WRITE_ONCE(); a volatile read is the matching READ_ONCE().
-        if unsafe { core::ptr::read_volatile(&raw const rteo_record_on) } {
-            record(ctx, &mut env, data, last_idx, d);
-        }
         if !d.stop_tick {
             *stop_tick = false;
         }
@@ -214,58 +204,11 @@ impl Governor for Rteo {
 
 static GOVERNOR: GovernorSlot<Rteo> = GovernorSlot::new();
 
-/// `struct rteo_rec` (rteo.h): one record of the recorder.
-#[repr(C)]
-#[derive(Default)]
-struct RteoRec {
-    t_ns: u64,
-    sleep_ns: i64,
-    delta_tick_ns: i64,
-    latency_req_ns: i64,
-    last_residency_ns: u64,
-    last_idx: i32,
-    idx: u8,
-    stop_tick: u8,
-    tick_stopped: u8,
-    got_tick: u8,
-    poll_time_limit: u8,
-    pad: [u8; 3],
-}
-
 extern "C" {
     /// `rteo.parity` (rteo_init.c).
     fn rteo_parity_mode() -> bool;
     /// `rteo.rules_off` (rteo_init.c).
     fn rteo_rules_off() -> u32;
-    /// `rteo.record` (rteo_init.c).
-    static rteo_record_on: bool;
-    /// Appends `rec` to this CPU's ring, stamping it (rteo_init.c).
-    fn rteo_record(rec: *mut RteoRec);
-}
-
-/// Records one `select()`: its inputs (asking for the sleep length if the
-/// core did not), its decision and how the previous period ended.
-fn record(ctx: &IdleContext, env: &mut KernelEnv<'_>, data: &Teo, last_idx: i32, d: Decision) {
-    let sl = match env.sleep {
-        Some(s) => s,
-        None => env.sleep_length(),
-    };
-    let update_ran = last_idx >= 0;
-    let mut rec = RteoRec {
-        sleep_ns: sl.duration_ns,
-        delta_tick_ns: sl.delta_tick_ns,
-        latency_req_ns: env.latency_req_ns,
-        last_residency_ns: env.dev.last_residency_ns(),
-        last_idx,
-        idx: d.idx as u8,
-        stop_tick: u8::from(d.stop_tick),
-        tick_stopped: u8::from(ctx.tick_stopped()),
-        got_tick: u8::from(update_ran && data.tick_wakeup),
-        poll_time_limit: u8::from(update_ran && data.poll_timed_out()),
-        ..Default::default()
-    };
-    // SAFETY: `rec` is a valid record; the C side copies it.
-    unsafe { rteo_record(&mut rec) };
 }
 
 /// The bits of the default mode's rules, for `rteo.rules_off` to check

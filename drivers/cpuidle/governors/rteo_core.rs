@@ -813,11 +813,6 @@ impl Teo {
         idx >= scan.constraint_idx
     }
 
-    /// The last idle period ended by the polling time limit.
-    pub fn poll_timed_out(&self) -> bool {
-        self.poll_timeouts > 0
-    }
-
     /// Records how the CPU woke up (`teo_reflect()`): `got_tick` is whether
     /// the tick woke it.  The caller also sets the device's last state index
     /// to the state entered, which makes the next `select()` account it.
