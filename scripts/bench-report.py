@@ -24,6 +24,11 @@ control rteo-parity/teo): the ratio of the medians over the repetitions both
 ran, with a paired bootstrap CI (the same repetitions resampled for both: the
 governors of a repetition ran back to back, under the same host load).
 With SIM_JSON, the simulator's results (and the SIM_JSON.md beside it).
+With OUTDIR/fidelity.json (scripts/fidelity.py: the simulator's replay of
+each recorded run against what the guest measured of it), summary.json's
+"fidelity" (its rows) and "fidelity_summary", and a fidelity section: per
+run, each metric's simulated and guest value and whether it is within the
+goal, and how many are.
 """
 
 import argparse
@@ -335,6 +340,65 @@ def table_md(table, guest, ratios, exitlat):
     return md
 
 
+def fmt_share(x):
+    return "-" if x is None else "%.4f" % x
+
+
+def fidelity_md(fid):
+    """The fidelity section of the report from fidelity.json."""
+    rows, sm = fid.get("rows", []), fid.get("summary", {})
+    stock = fid.get("stock", {})
+    rel = fid.get("relative_only", {}).get("all")
+    sim = fid.get("simulator", {})
+    total = sm.get("all", {"within": sum(bool(r["within"]) for r in rows), "runs": len(rows)})
+    md = ["## Fidelity: the simulator against the guest\n",
+          "Each recorded run replayed in the simulator (scripts/fidelity.py: `cpuidle-sim "
+          "--replay` with the run's governor and table, %s) against what the guest's own "
+          "tracepoints measured of it: above and below per entry, each state's share of the "
+          "time in states. The goal: %s.\n" % (
+              " ".join(sim.get("flags", [])) or "the simulator's own world",
+              fid.get("goal", "within 25 %")),
+          "**%d of %d metrics are within the goal, %d miss it**%s%s.\n" % (
+              total["within"], total["runs"], total["runs"] - total["within"],
+              " (%d of them only by the absolute floor)" % (total["within"] - rel["within"])
+              if rel else "",
+              "; in the simulator's own world (no emulator model) %d of %d" % (
+                  stock["all"]["within"], stock["all"]["runs"]) if "all" in stock else "")]
+    md.append("| metric | within the goal | own world |")
+    md.append("|---|---|---|")
+    for m, c in sm.items():
+        if m != "all":
+            o = stock.get(m)
+            md.append("| %s | %d of %d | %s |" % (m, c["within"], c["runs"],
+                                                "%d of %d" % (o["within"], o["runs"]) if o else "-"))
+    md.append("")
+    for why in fid.get("missing", []):
+        md.append("- no replay of %s %s %s (%s): %s" % (
+            why.get("table"), why.get("workload"), why.get("governor"), why.get("config", ""),
+            why.get("why")))
+    runs = []
+    for r in rows:
+        k = (r["table"], r["workload"], r["governor"])
+        if not runs or runs[-1][0] != k:
+            runs.append((k, []))
+        runs[-1][1].append(r)
+    for (table, work, gov), rs in runs:
+        n = sum(bool(r["within"]) for r in rs)
+        md.append("### %s, %s, %s: %d of %d within the goal\n" % (table, work, gov, n, len(rs)))
+        e = rs[0]
+        if e.get("entries_sim") is not None:
+            md.append("Entries: simulator %s, guest %s.\n" % (e["entries_sim"], e.get("entries_guest")))
+        md.append("| metric | sim | guest | within 25 %? | sim, own world |")
+        md.append("|---|---|---|---|---|")
+        for r in rs:
+            md.append("| %s | %s | %s | %s | %s |" % (
+                r["metric"], fmt_share(r["sim"]), fmt_share(r["guest"]),
+                ("yes" if r.get("within_relative", True) else "yes (floor)") if r["within"]
+                else "**no**", fmt_share(r.get("sim_stock"))))
+        md.append("")
+    return md
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("outdir")
@@ -416,6 +480,13 @@ def main():
                    meta={k: [" ".join(v) for v in vs] for k, vs in meta.items()},
                    commands=commands, guest=guest, ratios=ratios, aa_width=aa,
                    exit_latency=exitlat, plots=plots)
+    fid_path = os.path.join(args.outdir, "fidelity.json")
+    if os.path.exists(fid_path):
+        with open(fid_path) as f:
+            fid = json.load(f)
+        summary["fidelity"] = fid.get("rows", [])
+        summary["fidelity_summary"] = {k: v for k, v in fid.items() if k != "rows"}
+        md += fidelity_md(fid)
     if args.sim:
         with open(args.sim) as f:
             summary["simulator"] = json.load(f)

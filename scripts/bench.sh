@@ -31,6 +31,7 @@ run "$TOP/scripts/sim.sh" "$out/sim"
 # sets) and the guest's own above/below and residencies, for fidelity
 if grep -q 'REC ' "$log"; then
 	run python3 "$TOP/scripts/trace2corpus.py" "$log" "$out"
+	run python3 "$TOP/scripts/fidelity.py" "$out" || echo "bench: fidelity.py failed: the report has no fidelity section" >&2
 fi
 # the report says what is missing when the guest failed; the exit status too
 /usr/bin/python3 "$TOP/scripts/bench-report.py" "$out" "$log" --sim "$out/sim/sim.json" --commands "$cmds"

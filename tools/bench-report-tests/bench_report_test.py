@@ -3,9 +3,12 @@
 """Self-tests of the guest benchmark report (scripts/bench-report.py).
 
 Crafted console logs of known data go through the report; each check holds
-only if the report's statistics, verdicts and run status are right.  Prints
-"ok NAME" or "FAIL NAME: ..." per check, then "bench report self-test: N
-passed, N failed".  BENCH_REPORT=PATH tests another copy (a mutant).
+only if the report's statistics, verdicts and run status are right.  The
+fidelity part: scripts/fidelity.py against a stand-in simulator of known
+answers (the goal's rule, the rows, a missing trace), and the report's
+fidelity section from a crafted fidelity.json.  Prints "ok NAME" or "FAIL
+NAME: ..." per check, then "bench report self-test: N passed, N failed".
+BENCH_REPORT=PATH and FIDELITY=PATH test other copies (mutants).
 """
 import json
 import os
@@ -18,6 +21,7 @@ import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REPORT = os.environ.get("BENCH_REPORT", os.path.join(TOP, "scripts", "bench-report.py"))
+FIDELITY = os.environ.get("FIDELITY", os.path.join(TOP, "scripts", "fidelity.py"))
 GOVS = ["rteo", "teo", "menu", "rteo-parity"]
 REPS = 9
 # the guest's console: kernel messages and prefixes around the BENCH lines
@@ -90,9 +94,12 @@ def log(values, done=True, error=None, malformed=False):
     return "\n".join(out) + "\n"
 
 
-def run(tmp, name, text, env=None):
+def run(tmp, name, text, env=None, files=None):
     d = os.path.join(tmp, name)
-    os.makedirs(d)
+    os.makedirs(d, exist_ok=True)
+    for fname, content in (files or {}).items():
+        with open(os.path.join(d, fname), "w") as f:
+            f.write(content)
     with open(os.path.join(d, "console.log"), "w") as f:
         f.write(text)
     p = subprocess.run([sys.executable, REPORT, d, os.path.join(d, "console.log")],
@@ -117,6 +124,76 @@ def row(md, table, bench, metric):
     sec = md.split("### %s\n" % table, 1)[1].split("\n#", 1)[0]
     line = next(l for l in sec.splitlines() if l.startswith("| %s | %s |" % (bench, metric)))
     return line.strip("| ").split(" | ")
+
+
+# the stand-in simulator: `cpuidle-sim --replay` answers of known values,
+# per governor; the stock world (no --wake-delay-us) answers 0.5 everywhere
+FAKE_SIM = r"""#!%s
+import json, sys
+a = sys.argv[1:]
+opt = lambda k: a[a.index(k) + 1] if k in a else None
+model = "--wake-delay-us" in a
+with open(opt("--replay")) as f:
+    f.read()
+ans = {"rteo": dict(above_per_entry=0.124, below_per_entry=0.126, share=dict(s0=0.029, s1=0.971)),
+       "teo": dict(above_per_entry=0.0, below_per_entry=0.3, share=dict(s0=0.37, s1=0.63))}
+r = ans[opt("--governor")] if model else dict(above_per_entry=0.5, below_per_entry=0.5,
+                                              share=dict(s0=0.5, s1=0.5))
+r.update(entries=7, args=a)
+with open(opt("--json"), "w") as f:
+    json.dump(r, f)
+""" % sys.executable
+# what the guest measured: rteo's above 24 %% off (within), below 26 %% off
+# (not), s0 0.029 against 0.01 (only by the 0.02 floor), s1 within; teo's
+# share 0.37 against 0.5 (not), its trace missing for menu
+GUEST = {"runs": [
+    {"table": "x86-like-x10", "workload": "pipe", "governor": "rteo", "set": "tuning",
+     "entries": 100, "above_per_entry": 0.1, "below_per_entry": 0.1,
+     "share": {"s0": 0.01, "s1": 0.99}},
+    {"table": "x86-like-x10", "workload": "gzip", "governor": "teo", "set": "heldout",
+     "entries": 50, "above_per_entry": 0.0, "below_per_entry": 0.3,
+     "share": {"s0": 0.5, "s1": 0.5}},
+    {"table": "x86-like-x10", "workload": "gzip", "governor": "menu", "set": "heldout",
+     "entries": 50, "above_per_entry": 0.0, "below_per_entry": 0.3,
+     "share": {"s0": 0.5, "s1": 0.5}},
+]}
+WANT = {("pipe", "rteo", "above_per_entry"): (True, True),
+        ("pipe", "rteo", "below_per_entry"): (False, False),
+        ("pipe", "rteo", "share_s0"): (True, False),
+        ("pipe", "rteo", "share_s1"): (True, True),
+        ("gzip", "teo", "above_per_entry"): (True, True),
+        ("gzip", "teo", "below_per_entry"): (True, True),
+        ("gzip", "teo", "share_s0"): (False, False),
+        ("gzip", "teo", "share_s1"): (False, False)}
+
+
+def fidelity_run(tmp):
+    """fidelity.py over a crafted OUTDIR with the stand-in simulator."""
+    d = os.path.join(tmp, "fidelity")
+    for g in GUEST["runs"][:2]:
+        sub = os.path.join(d, "corpus", g["set"])
+        os.makedirs(sub, exist_ok=True)
+        with open(os.path.join(sub, "%s.%s.%s.trace" % (g["table"], g["workload"], g["governor"])),
+                  "w") as f:
+            f.write("100 50 irq 100 2000000000\n")
+    with open(os.path.join(d, "guest-idle.json"), "w") as f:
+        json.dump(GUEST, f)
+    with open(os.path.join(d, "fidelity.json"), "w") as f:
+        f.write("{\"stale\": true}")
+    sim = os.path.join(tmp, "fake-sim")
+    with open(sim, "w") as f:
+        f.write(FAKE_SIM)
+    os.chmod(sim, 0o755)
+    p = subprocess.run([sys.executable, FIDELITY, d, "--sim", sim], capture_output=True, text=True)
+    fid = None
+    if os.path.exists(os.path.join(d, "fidelity.json")):
+        with open(os.path.join(d, "fidelity.json")) as f:
+            fid = json.load(f)
+    return dict(rc=p.returncode, err=p.stderr, out=p.stdout, dir=d, fid=fid)
+
+
+def fid_rows(fid):
+    return {(r["workload"], r["governor"], r["metric"]): r for r in fid["rows"]}
 
 
 def main():
@@ -180,6 +257,45 @@ def main():
     nomp = run(tmp, "nomp", log(values), env=dict(os.environ, PYTHONPATH=fake))
     checks.append(("no matplotlib: non-zero, clear message", lambda: nomp["rc"] != 0 and
                    "install python3-matplotlib" in nomp["err"] and nomp["summary"] is None))
+
+    # the fidelity part: fidelity.py with the stand-in, then the report
+    fr = fidelity_run(tmp)
+    fid = fr["fid"] or {}
+    checks += [
+        ("fidelity.py: exit 0, a fresh fidelity.json", lambda: fr["rc"] == 0 and "stale" not in fid
+         and len(fid["rows"]) == 12),
+        ("fidelity.py: within 25 % of the guest or 0.02, per row", lambda: all(
+            (fid_rows(fid)[k]["within"], fid_rows(fid)[k]["within_relative"]) == w
+            for k, w in WANT.items())),
+        ("fidelity.py: sim and guest values, the model and the stock world", lambda:
+         fid_rows(fid)[("pipe", "rteo", "above_per_entry")]["sim"] == 0.124 and
+         fid_rows(fid)[("pipe", "rteo", "above_per_entry")]["guest"] == 0.1 and
+         fid_rows(fid)[("pipe", "rteo", "above_per_entry")]["sim_stock"] == 0.5 and
+         fid["simulator"]["flags"] == ["--wake-delay-us", "264", "--relax-ns", "200"]),
+        ("fidelity.py: counts per metric", lambda: fid["summary"]["above_per_entry"] ==
+         {"within": 2, "runs": 3} and fid["summary"]["all"] == {"within": 5, "runs": 12} and
+         fid["relative_only"]["all"] == {"within": 4, "runs": 12}),
+        ("fidelity.py: a missing trace is a miss, said", lambda: all(
+            r["sim"] is None and not r["within"] for r in fid["rows"] if r["governor"] == "menu")
+         and {m["governor"] for m in fid["missing"]} == {"menu"}),
+    ]
+    fidrep = run(tmp, "fidelity", log(values))
+    nofid = base["summary"] or {}
+    fs, fmd = fidrep["summary"] or {}, fidrep["md"]
+    fsec = fmd.split("## Fidelity", 1)[-1].split("\n## ", 1)[0]
+    checks += [
+        ("no fidelity.json: no fidelity in the report", lambda: "fidelity" not in nofid and
+         "## Fidelity" not in md),
+        ("report: summary.json's fidelity is fidelity.json's rows", lambda:
+         fs["fidelity"] == fid["rows"] and fs["fidelity_summary"]["summary"] == fid["summary"]),
+        ("report: the count, misses and floor said", lambda:
+         "**5 of 12 metrics are within the goal, 7 miss it** (1 of them only by the absolute floor)"
+         in fsec and "### x86-like-x10, pipe, rteo: 3 of 4 within the goal" in fsec and
+         "### x86-like-x10, gzip, menu: 0 of 4 within the goal" in fsec and
+         "| below_per_entry | 0.1260 | 0.1000 | **no** | 0.5000 |" in fsec and
+         "| share_s0 | 0.0290 | 0.0100 | yes (floor) | 0.5000 |" in fsec and
+         "| share_s0 | 5 of 7 |" not in fsec and "| share_s0 | 1 of 3 |" in fsec),
+    ]
 
     passed = failed = 0
     for name, check in checks:

@@ -14,7 +14,8 @@
 //!   structures, enums and macros they use) into `$OUT_DIR/simcore_types.h`
 //!   and `$OUT_DIR/simcore_kernel.c`, which
 //!   tools/cpuidle-parity/shim/core.c compiles against its stand-ins for
-//!   the rest of the kernel (`simcore_*`, see src/simcore.rs).
+//!   the rest of the kernel (`simcore_*`, see src/simcore.rs), included
+//!   whole by src/world.c, which adds the emulated world of `--replay`.
 //!
 //! The tree: see `tools/kernel_src.rs`.
 
@@ -368,16 +369,20 @@ fn main() {
     std::fs::write(out.join("simcore_types.h"), types).unwrap();
     std::fs::write(out.join("simcore_kernel.c"), funcs).unwrap();
     let obj = out.join("simcore.o");
+    // src/world.c includes shim/core.c whole and adds the emulated
+    // world of --replay (the wake-up delay of an emulator)
+    println!("cargo:rerun-if-changed=src/world.c");
     compile(
         &cc,
         &[
             "-DHZ=250".into(),
             inc.clone(),
+            format!("-I{}", shim.display()),
             format!("-I{}", out.display()),
         ],
-        &shim.join("core.c"),
+        Path::new("src/world.c"),
         &obj,
-        "the cpuidle core and tick code of the tree with shim/core.c",
+        "the cpuidle core and tick code of the tree with shim/core.c and src/world.c",
     );
     objs.push(obj);
 

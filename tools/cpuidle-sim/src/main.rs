@@ -8,6 +8,23 @@
 //! Usage: cpuidle-sim [--episodes N] [--json FILE] [--md FILE]
 //!                    [--corpus DIR] [--rules MASK] [--relax-ns N]
 //!                    [--exact-poll] [--check]
+//!        cpuidle-sim --replay TRACE --table NAME --governor G
+//!                    [--wake-delay-us N] [--relax-ns N] [--json FILE]
+//!
+//! `--replay` replays one recorded trace (scripts/trace2corpus.py's
+//! format), closed loop as every trace, with governor G (rteo,
+//! rteo-parity, teo, menu) on table NAME, and reports what the guest's
+//! tracepoints measure of the same run: entries, above and below per entry
+//! (`cpuidle_enter_state()`'s counters) and each state's share of the time
+//! in states, the exit latency's spin included (scripts/fidelity.py).  A
+//! table NAME is one of `cpuidle_tables.rs` or `BASE-xN`: BASE with every
+//! exit latency and target residency multiplied by N, as the
+//! emulated-state driver's `scale=N` registers it (the energy model
+//! charges the scaled exit latency).  `--wake-delay-us N` replays in the
+//! emulated world of src/world.c (an emulator's late interrupts: the tick
+//! reaches a halted CPU N us late, a recorded wake-up past its timer is
+//! when the CPU resumed; README.md, "Replay", has the model and the
+//! calibration of N); without it, core.c's world, as the corpus runs.
 //!
 //! `--rules` sets the rules of rteo's default mode in force (bits of the
 //! core's `rule` module, all by default; `scripts/rteo-ablation.sh`).
@@ -106,29 +123,76 @@ impl Table {
     }
 }
 
+/// `t` with every exit latency and target residency multiplied by
+/// `scale`, as the emulated-state driver's `scale` parameter registers it
+/// (drivers/cpuidle/vstates.rs: `exit_latency_us * scale`,
+/// `target_residency_us * scale`), named `name`.  The energy model follows:
+/// an entry's exit-latency charge at active power is the scaled latency,
+/// as the driver's energy file charges `exit_latency_us * scale`.
+fn table_of(t: &cpuidle_tables::Table, scale: u32, name: &'static str) -> Table {
+    let us = |v: u32| i64::from(v) * i64::from(scale) * US;
+    Table {
+        name,
+        states: t
+            .states
+            .iter()
+            .map(|s| State {
+                target_residency_ns: us(s.target_residency_us),
+                exit_latency_ns: us(s.exit_latency_us),
+                polling: s.flags & cpuidle_tables::FLAG_POLLING != 0,
+            })
+            .collect(),
+        flags: t
+            .states
+            .iter()
+            .map(|s| s.flags & cpuidle_tables::FLAG_POLLING)
+            .collect(),
+        model_mw: t.states.iter().map(|s| f64::from(s.model_mw)).collect(),
+        active_mw: f64::from(t.active_mw),
+    }
+}
+
 fn tables() -> Vec<Table> {
     cpuidle_tables::TABLES
         .iter()
-        .map(|t| Table {
-            name: t.name,
-            states: t
-                .states
-                .iter()
-                .map(|s| State {
-                    target_residency_ns: i64::from(s.target_residency_us) * US,
-                    exit_latency_ns: i64::from(s.exit_latency_us) * US,
-                    polling: s.flags & cpuidle_tables::FLAG_POLLING != 0,
-                })
-                .collect(),
-            flags: t
-                .states
-                .iter()
-                .map(|s| s.flags & cpuidle_tables::FLAG_POLLING)
-                .collect(),
-            model_mw: t.states.iter().map(|s| f64::from(s.model_mw)).collect(),
-            active_mw: f64::from(t.active_mw),
-        })
+        .map(|t| table_of(t, 1, t.name))
         .collect()
+}
+
+/// The largest time scale, the emulated-state driver's `SCALE_MAX`.
+const SCALE_MAX: u32 = 1000;
+
+/// The table called `name`: a table of `cpuidle_tables.rs` (`TABLES` or
+/// `SEED_TABLES`, as the emulated-state driver's `table=` takes it), or
+/// `BASE-xN`, BASE's table time-scaled by N (1..=1000), as the driver
+/// registers it with `table=BASE scale=N` (and as the guest's recordings
+/// name it).
+fn table_named(name: &str) -> Result<Table, String> {
+    let (base, scale) = match name.rsplit_once("-x") {
+        Some((b, n)) if !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => {
+            match n.parse::<u32>() {
+                Ok(k) if (1..=SCALE_MAX).contains(&k) => (b, k),
+                _ => return Err(format!("{name}: the scale must be 1..={SCALE_MAX}")),
+            }
+        }
+        _ => (name, 1),
+    };
+    let t = cpuidle_tables::by_name(base.as_bytes()).ok_or_else(|| {
+        let known: Vec<&str> = cpuidle_tables::TABLES
+            .iter()
+            .chain(cpuidle_tables::SEED_TABLES)
+            .map(|t| t.name)
+            .collect();
+        format!(
+            "{name}: unknown table (known: {}; BASE-xN scales BASE by N)",
+            known.join(", ")
+        )
+    })?;
+    Ok(table_of(
+        t,
+        scale,
+        Box::leak(name.to_string().into_boxed_str()),
+    ))
 }
 
 /// `cpuidle_poll_time()` of the tree for each table, all states enabled:
@@ -348,7 +412,9 @@ enum Src {
 struct Episode {
     /// Time to the next timer when the CPU goes idle, ns.
     sleep_ns: i64,
-    /// When the CPU is really woken, ns (== `sleep_ns` for a timer).
+    /// When the CPU is really woken, ns (== `sleep_ns` for a timer, but
+    /// for a late one in the emulated world of `--wake-delay-us`: then
+    /// later).
     wake_ns: i64,
     src: Src,
     /// Time to the next tick when the CPU goes idle, ns, in (0, TICK_NSEC].
@@ -466,10 +532,26 @@ fn generate(class: &str, seed: u64, n: usize, t: &Table) -> Vec<Episode> {
 }
 
 /// A recorded trace (scripts/trace2corpus.py): one episode per line,
-/// `sleep_us wake_us timer|irq tick_phase_us latency_req_us`.
-fn load_trace(path: &std::path::Path) -> Result<Vec<Episode>, String> {
+/// `sleep_us wake_us timer|irq tick_phase_us latency_req_us`.  A wake-up
+/// at or after the timer is the timer's: at the timer (`late` false, the
+/// world of core.c, where a timer wakes the CPU on time), or when the
+/// guest's CPU really resumed, as recorded (`late`, the emulated world of
+/// `--wake-delay-us`, where a timer's interrupt may come late).
+///
+/// The tick phase is the recorded `delta_next`, the time to the clock
+/// event device's next event: the tick's when it comes before the timer.
+/// When it does not (`delta_next` at least the sleep length: the next
+/// event was the timer), the tick's phase was not recorded; core.c's world
+/// puts the tick at the timer then (harmless there: the wake-up wins the
+/// tie), the emulated world (`late`), where the tick's delayed interrupt
+/// would then end the entry, draws it uniformly from where it can be, after
+/// the timer and within a tick ((sleep, TICK_NSEC], or (0, TICK_NSEC] if
+/// the sleep length is a tick or more), seed [`TICK_PHASE_SEED`].
+fn load_trace(path: &std::path::Path, late: bool) -> Result<Vec<Episode>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut out = Vec::new();
+    let tick = Core::tick_nsec();
+    let mut phases = SplitMix64(TICK_PHASE_SEED);
     for (n, line) in text.lines().enumerate() {
         if line.starts_with('#') || line.trim().is_empty() {
             continue;
@@ -489,6 +571,14 @@ fn load_trace(path: &std::path::Path) -> Result<Vec<Episode>, String> {
             _ => return Err(format!("{}:{}: bad source", path.display(), n + 1)),
         };
         let (sleep, wake) = (num(0)? * US, num(1)? * US);
+        let mut tick_phase_ns = (num(3)? * US).clamp(1, tick);
+        if late && num(3)? * US >= sleep {
+            tick_phase_ns = if sleep.max(1) < tick {
+                phases.range(sleep.max(1) + 1, tick)
+            } else {
+                phases.range(1, tick)
+            };
+        }
         // an interrupt at or after the timer: the timer came first
         if wake >= sleep {
             src = Src::Timer;
@@ -496,17 +586,25 @@ fn load_trace(path: &std::path::Path) -> Result<Vec<Episode>, String> {
         out.push(Episode {
             sleep_ns: sleep.max(1),
             wake_ns: if src == Src::Timer {
-                sleep.max(1)
+                if late {
+                    wake.max(sleep.max(1))
+                } else {
+                    sleep.max(1)
+                }
             } else {
                 wake.clamp(1, sleep.max(1))
             },
             src,
-            tick_phase_ns: (num(3)? * US).clamp(1, Core::tick_nsec()),
+            tick_phase_ns,
             qos_us: num(4)?.clamp(0, i64::from(i32::MAX)) as i32,
         });
     }
     Ok(out)
 }
+
+/// The seed of the tick phases [`load_trace`] draws for `--replay`'s
+/// emulated world.
+const TICK_PHASE_SEED: u64 = 0x7e1c_0001;
 
 /// A recorded trace of the corpus.
 struct Recorded {
@@ -553,7 +651,7 @@ fn load_corpus(dir: &str) -> Result<Vec<Recorded>, String> {
             }
             out.push(Recorded {
                 name: Box::leak(name.into_boxed_str()),
-                episodes: load_trace(&p)?,
+                episodes: load_trace(&p, false)?,
                 heldout,
             });
         }
@@ -584,7 +682,15 @@ struct Score {
     oracle_below: u64,
     oracle_irq_wakes: u64,
     oracle_irq_latency_ns: f64,
+    /// Per state: entries, and the time in it as `cpuidle_enter_state()`
+    /// measures it (`time_end - time_start`: the exit latency's spin
+    /// included, as the guest's `power:cpu_idle` durations include it).
+    state_entries: [u64; STATE_MAX],
+    state_ns: [u64; STATE_MAX],
 }
+
+/// `CPUIDLE_STATE_MAX`.
+const STATE_MAX: usize = 10;
 
 impl Score {
     fn add(&mut self, o: &Score) {
@@ -603,6 +709,10 @@ impl Score {
         self.oracle_below += o.oracle_below;
         self.oracle_irq_wakes += o.oracle_irq_wakes;
         self.oracle_irq_latency_ns += o.oracle_irq_latency_ns;
+        for i in 0..STATE_MAX {
+            self.state_entries[i] += o.state_entries[i];
+            self.state_ns[i] += o.state_ns[i];
+        }
     }
     /// The oracle's own score on the same trace.
     fn of_oracle(&self) -> Score {
@@ -766,6 +876,8 @@ fn simulate(
                 }
             }
             sc.entries += 1;
+            sc.state_entries[idx] += 1;
+            sc.state_ns[idx] += e.residency_ns;
             if idx == oracle(t, ep.wake_ns - e.start_ns, inp.latency_req_ns) {
                 sc.exact += 1;
             }
@@ -952,6 +1064,122 @@ fn set_table(rows: &[Row], set: Set) -> String {
     out
 }
 
+/// `--replay`: one recorded trace, closed loop as [`simulate`] runs every
+/// trace, with one governor on one table; what the guest's tracepoints
+/// measure of the same run (scripts/fidelity.py compares the two).
+struct Replay {
+    trace: String,
+    table: Table,
+    gov: &'static str,
+    wake_delay_ns: Option<i64>,
+    relax_ns: u64,
+    score: Score,
+}
+
+impl Replay {
+    /// `wake_delay_ns`: `Some`, the emulated world (src/world.c) with the
+    /// tick's wake-up delay and the recorded late wake-ups; `None`,
+    /// core.c's world, as the corpus simulation runs.
+    fn run(
+        core: &mut Core,
+        trace: &str,
+        table: Table,
+        gov: &'static str,
+        wake_delay_ns: Option<i64>,
+        relax_ns: u64,
+    ) -> Result<Self, String> {
+        let episodes = load_trace(std::path::Path::new(trace), wake_delay_ns.is_some())?;
+        if episodes.is_empty() {
+            return Err(format!("{trace}: no episodes"));
+        }
+        let mut g = governor(gov);
+        core.set_relax_ns(relax_ns);
+        core.set_emulated(wake_delay_ns);
+        let score = simulate(core, g.as_mut(), &table, "replay", &episodes);
+        core.set_emulated(None);
+        Ok(Self {
+            trace: trace.to_string(),
+            table,
+            gov,
+            wake_delay_ns,
+            relax_ns,
+            score,
+        })
+    }
+
+    /// Each state's share of the time in states (the exit latency's spin
+    /// included).
+    fn shares(&self) -> Vec<f64> {
+        let n = self.table.states.len();
+        let total: u64 = self.score.state_ns[..n].iter().sum();
+        self.score.state_ns[..n]
+            .iter()
+            .map(|&t| t as f64 / total.max(1) as f64)
+            .collect()
+    }
+
+    fn text(&self) -> String {
+        let s = &self.score;
+        let shares = self
+            .shares()
+            .iter()
+            .enumerate()
+            .map(|(i, x)| format!("s{i} {x:.4}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!(
+            "replay {} on {} with {} ({}): {} periods, {} entries, above per entry {:.4}, below per entry {:.4}, share of idle time {shares}\n",
+            self.trace,
+            self.table.name,
+            self.gov,
+            self.world(),
+            s.periods,
+            s.entries,
+            ratio(s.above, s.entries),
+            ratio(s.below, s.entries)
+        )
+    }
+
+    fn world(&self) -> String {
+        match self.wake_delay_ns {
+            Some(d) => format!("emulated world, wake-up delay {} us", d / US),
+            None => "core.c's world".into(),
+        }
+    }
+
+    fn json(&self) -> String {
+        let s = &self.score;
+        let n = self.table.states.len();
+        let per_state = |v: &dyn Fn(usize) -> String| {
+            (0..n)
+                .map(|i| format!("\"s{i}\": {}", v(i)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let shares = self.shares();
+        format!(
+            "{{\n  \"trace\": \"{}\",\n  \"table\": \"{}\",\n  \"governor\": \"{}\",\n  \"wake_delay_us\": {},\n  \"relax_ns\": {},\n  \"periods\": {},\n  \"entries\": {},\n  \"above\": {},\n  \"below\": {},\n  \"above_per_entry\": {},\n  \"below_per_entry\": {},\n  \"share\": {{ {} }},\n  \"state_entries\": {{ {} }},\n  \"state_time_ns\": {{ {} }},\n  \"exit_latency_ns\": {{ {} }},\n  \"target_residency_ns\": {{ {} }}\n}}\n",
+            self.trace.replace('\\', "\\\\").replace('"', "\\\""),
+            self.table.name,
+            self.gov,
+            self.wake_delay_ns
+                .map_or("null".to_string(), |d| (d / US).to_string()),
+            self.relax_ns,
+            s.periods,
+            s.entries,
+            s.above,
+            s.below,
+            json_num(ratio(s.above, s.entries)),
+            json_num(ratio(s.below, s.entries)),
+            per_state(&|i| json_num(shares[i])),
+            per_state(&|i| s.state_entries[i].to_string()),
+            per_state(&|i| s.state_ns[i].to_string()),
+            per_state(&|i| self.table.states[i].exit_latency_ns.to_string()),
+            per_state(&|i| self.table.states[i].target_residency_ns.to_string()),
+        )
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let mut episodes = 12_000usize;
@@ -959,6 +1187,8 @@ fn main() -> ExitCode {
     let mut relax_ns = 1u64;
     let mut exact_poll = false;
     let mut corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus").to_string();
+    let (mut replay, mut table, mut gov) = (None, None, None);
+    let mut wake_delay_ns = None;
     let mut i = 1;
     while i < args.len() {
         let val = args.get(i + 1).cloned();
@@ -967,6 +1197,16 @@ fn main() -> ExitCode {
             "--json" => json = val,
             "--md" => md = val,
             "--corpus" => corpus = val.unwrap_or_default(),
+            "--replay" => replay = val,
+            "--table" => table = val,
+            "--governor" => gov = val,
+            "--wake-delay-us" => match val.and_then(|v| v.parse::<i64>().ok()) {
+                Some(n) if (0..=1_000_000).contains(&n) => wake_delay_ns = Some(n * US),
+                _ => {
+                    eprintln!("cpuidle-sim: --wake-delay-us wants 0..1000000 us");
+                    return ExitCode::from(2);
+                }
+            },
             "--relax-ns" => match val.and_then(|v| v.parse().ok()) {
                 Some(n) if n > 0 => relax_ns = n,
                 _ => {
@@ -1016,6 +1256,49 @@ fn main() -> ExitCode {
             }
         }
         i += 2;
+    }
+
+    if let Some(trace) = replay {
+        let Some(gov) = gov.as_deref().and_then(|g| GOVS.iter().find(|&&x| x == g)) else {
+            eprintln!(
+                "cpuidle-sim: --replay wants --governor, one of {}",
+                GOVS.join(", ")
+            );
+            return ExitCode::from(2);
+        };
+        let t = match table.as_deref().map(table_named) {
+            Some(Ok(t)) => t,
+            Some(Err(e)) => {
+                eprintln!("cpuidle-sim: --table {e}");
+                return ExitCode::from(2);
+            }
+            None => {
+                eprintln!("cpuidle-sim: --replay wants --table NAME (BASE or BASE-xN)");
+                return ExitCode::from(2);
+            }
+        };
+        let mut core = Core::lock();
+        core.set_relax_ns(relax_ns);
+        core.set_exact_poll(exact_poll);
+        let r = match Replay::run(&mut core, &trace, t, gov, wake_delay_ns, relax_ns) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("cpuidle-sim: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        print!("{}", r.text());
+        if let Some(path) = &json {
+            if let Err(e) = std::fs::write(path, r.json()) {
+                eprintln!("cpuidle-sim: {path}: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
+    if table.is_some() || gov.is_some() || wake_delay_ns.is_some() {
+        eprintln!("cpuidle-sim: --table, --governor and --wake-delay-us go with --replay");
+        return ExitCode::from(2);
     }
 
     let tabs = tables();
@@ -1386,4 +1669,281 @@ fn main() -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// The time-scaled tables, `--replay` and its emulated world.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hand-made trace in a file of its own.
+    fn trace_file(name: &str, lines: &[&str]) -> String {
+        let p = std::env::temp_dir().join(format!(
+            "cpuidle-sim-test-{}-{name}.trace",
+            std::process::id()
+        ));
+        let mut text = String::from("# sleep_us wake_us src tick_phase_us latency_req_us\n");
+        for l in lines {
+            text.push_str(l);
+            text.push('\n');
+        }
+        std::fs::write(&p, text).unwrap();
+        p.to_string_lossy().into_owned()
+    }
+
+    /// A governor of given decisions, one per query, in turn.
+    struct Fixed(Vec<(usize, bool)>, usize);
+
+    impl Governor for Fixed {
+        fn name(&self) -> &'static str {
+            "fixed"
+        }
+        fn reset(&mut self, _t: &Table) {
+            self.1 = 0;
+        }
+        fn select(&mut self, _q: &Query) -> (usize, bool) {
+            self.1 += 1;
+            self.0[(self.1 - 1) % self.0.len()]
+        }
+        fn poll_time_limit(&self) -> bool {
+            false
+        }
+        fn wakeup(&mut self, _idx: usize, _r: u64, _ptl: bool, _tick: bool) {}
+    }
+
+    /// Each entry's (state, end) of `trace` under `g`, in core.c's world
+    /// (`None`) or the emulated one.
+    fn entries(trace: &str, t: &Table, g: &mut dyn Governor, delay: Option<i64>) -> Score {
+        let mut core = Core::lock();
+        core.set_relax_ns(1);
+        core.set_exact_poll(false);
+        core.set_emulated(delay);
+        let eps = load_trace(std::path::Path::new(trace), delay.is_some()).unwrap();
+        let s = simulate(&mut core, g, t, "test", &eps);
+        core.set_emulated(None);
+        s
+    }
+
+    #[test]
+    fn scaled_table_multiplies_latency_and_residency() {
+        let base = table_named("x86-like").unwrap();
+        let x10 = table_named("x86-like-x10").unwrap();
+        assert_eq!(x10.name, "x86-like-x10");
+        assert_eq!(base.states.len(), 4);
+        assert_eq!(x10.states.len(), base.states.len());
+        for (b, s) in base.states.iter().zip(&x10.states) {
+            assert_eq!(s.exit_latency_ns, 10 * b.exit_latency_ns);
+            assert_eq!(s.target_residency_ns, 10 * b.target_residency_ns);
+            assert_eq!(s.polling, b.polling);
+        }
+        assert_eq!(
+            (x10.flags.clone(), x10.model_mw.clone()),
+            (base.flags, base.model_mw)
+        );
+        assert_eq!(x10.active_mw, base.active_mw);
+        // the numbers of the guest's x86-like-x10 (its BENCH-META lines)
+        assert_eq!(x10.latencies(), [0, 20_000, 100_000, 1_330_000]);
+        assert_eq!(x10.residencies(), [0, 20_000, 200_000, 6_000_000]);
+        // every table, as the emulated-state driver's scale=N registers it
+        for t in cpuidle_tables::TABLES
+            .iter()
+            .chain(cpuidle_tables::SEED_TABLES)
+        {
+            let s = table_named(&format!("{}-x1000", t.name)).unwrap();
+            for (spec, st) in t.states.iter().zip(&s.states) {
+                assert_eq!(
+                    st.exit_latency_ns,
+                    i64::from(spec.exit_latency_us * 1000) * US
+                );
+                assert_eq!(
+                    st.target_residency_ns,
+                    i64::from(spec.target_residency_us * 1000) * US
+                );
+            }
+        }
+        for bad in ["x86-like-x0", "x86-like-x1001", "nosuch-x10", "x86-like-x"] {
+            assert!(table_named(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// The energy of a scaled table: the residency at the state's power
+    /// plus the scaled exit latency at active power.
+    #[test]
+    fn scaled_table_energy_charges_the_scaled_latency() {
+        let trace = trace_file("energy", &["100000 3000 irq 4000 2000000000"]);
+        for name in ["x86-like", "x86-like-x10"] {
+            let t = table_named(name).unwrap();
+            for k in 1..t.states.len() {
+                let s = entries(&trace, &t, &mut Fixed(vec![(k, true)], 0), None);
+                let lat = t.states[k].exit_latency_ns;
+                assert_eq!(s.entries, 1);
+                // the tick stopped: halted until the wake-up, then the exit
+                // latency
+                assert_eq!(s.state_ns[k], (3_000 * US + lat) as u64);
+                let want = t.model_mw[k] * (3_000 * US + lat) as f64 + t.active_mw * lat as f64;
+                assert!(
+                    (s.energy - want).abs() < 1e-6,
+                    "{name} s{k}: {} vs {want}",
+                    s.energy
+                );
+            }
+        }
+        let (b, x) = (
+            table_named("x86-like").unwrap(),
+            table_named("x86-like-x10").unwrap(),
+        );
+        let e = |t: &Table| entries(&trace, t, &mut Fixed(vec![(3, true)], 0), None).energy;
+        // C6: 133 us at 3000 mW, scaled 1330 us; residency 3133 / 4330 us
+        // at 100 mW
+        assert!((e(&b) - (100.0 * 3_133_000.0 + 3000.0 * 133_000.0)).abs() < 1e-3);
+        assert!((e(&x) - (100.0 * 4_330_000.0 + 3000.0 * 1_330_000.0)).abs() < 1e-3);
+        std::fs::remove_file(trace).unwrap();
+    }
+
+    /// A hand-made trace through the decisions given: the entries,
+    /// `cpuidle_enter_state()`'s above and below, and the shares of time
+    /// in state, worked out by hand.
+    #[test]
+    fn replay_counts_as_the_kernel_with_known_outcome() {
+        let t = table_named("x86-like-x10").unwrap();
+        // exit latencies 0/20/100/1330 us, residencies 0/20/200/6000 us
+        let trace = trace_file(
+            "known",
+            &[
+                // C6 for 50 us: 1380 us < 6000 us, C1E was enabled: above
+                "100000 50 irq 4000 2000000000",
+                // C1 for 10 ms: 10020 - 20 >= 200 (C1E): below
+                "100000 10000 irq 4000 2000000000",
+                // C1E for 300 us: 400 >= 200, 300 < 6000: neither
+                "100000 300 irq 4000 2000000000",
+            ],
+        );
+        let s = entries(
+            &trace,
+            &t,
+            &mut Fixed(vec![(3, true), (1, true), (2, true)], 0),
+            None,
+        );
+        assert_eq!((s.periods, s.entries, s.above, s.below), (3, 3, 1, 1));
+        assert_eq!(
+            s.state_ns[..4],
+            [0, 10_020 * US as u64, 400 * US as u64, 1_380 * US as u64]
+        );
+        let total = (10_020 + 400 + 1_380) as f64;
+        let r = Replay {
+            trace: trace.clone(),
+            table: t,
+            gov: "fixed",
+            wake_delay_ns: None,
+            relax_ns: 1,
+            score: s,
+        };
+        let sh = r.shares();
+        for (i, want) in [0.0, 10_020.0 / total, 400.0 / total, 1_380.0 / total]
+            .iter()
+            .enumerate()
+        {
+            assert!((sh[i] - want).abs() < 1e-12, "s{i}: {} vs {want}", sh[i]);
+        }
+        let j = r.json();
+        assert!(j.contains("\"above_per_entry\": 0.333333"), "{j}");
+        assert!(j.contains("\"below_per_entry\": 0.333333"), "{j}");
+        assert!(j.contains("\"entries\": 3,"), "{j}");
+        std::fs::remove_file(trace).unwrap();
+    }
+
+    /// The whole replay path with the kernel's governors: a trace of
+    /// 100 ms timer wake-ups is one entry each in the deepest state, with
+    /// the tick stopped, neither too deep nor too shallow.
+    #[test]
+    fn replay_of_long_timer_sleeps() {
+        let line = "100000 100000 timer 4000 2000000000";
+        let trace = trace_file("long", &[line; 50]);
+        for gov in GOVS {
+            let mut core = Core::lock();
+            let t = table_named("x86-like-x10").unwrap();
+            let r = Replay::run(&mut core, &trace, t, gov, None, 1).unwrap();
+            let s = &r.score;
+            assert_eq!((s.periods, s.above, s.below), (50, 0, 0), "{gov}");
+            // the first entry may keep the tick (no history yet)
+            assert!(s.entries <= 52, "{gov}: {} entries", s.entries);
+            assert!(r.shares()[3] > 0.97, "{gov}: {:?}", r.shares());
+            assert!(r.text().contains(&format!("with {gov} ")));
+        }
+        std::fs::remove_file(trace).unwrap();
+    }
+
+    /// The emulated world: the tick reaches a halted CPU `--wake-delay-us`
+    /// late; a wake-up recorded past its timer is when the CPU resumes.
+    #[test]
+    fn emulated_world_delays_the_tick_and_keeps_late_wakeups() {
+        let t = table_named("x86-like-x10").unwrap();
+        let c1 = |tr: &str, d| entries(tr, &t, &mut Fixed(vec![(1, false)], 0), d);
+        // C1 (exit 20 us) with the tick kept, first tick at 1 ms: core.c's
+        // world ends the entries at the ticks 1, 5 and 9 ms and the
+        // wake-up at 10 ms, each 20 us later
+        let irq = trace_file("tick", &["100000 10000 irq 1000 2000000000"]);
+        let s = c1(&irq, None);
+        assert_eq!(s.entries, 4);
+        assert_eq!(s.state_ns[1], (10_020 * US) as u64);
+        // 264 us late: the ticks at 1.264, 5.264 and 9.264 ms
+        let s = c1(&irq, Some(264 * US));
+        assert_eq!(s.entries, 4);
+        assert_eq!(s.state_ns[1], (10_020 * US) as u64);
+        let s = c1(&irq, Some(1_500 * US));
+        // 2.5, 6.5 ms, then the wake-up at 10 ms
+        assert_eq!(s.entries, 3);
+        // a timer at 500 us that woke the CPU at 800 us, the tick stopped
+        let late = trace_file("late", &["500 800 irq 4000 2000000000"]);
+        let stop = |d| entries(&late, &t, &mut Fixed(vec![(2, true)], 0), d);
+        let s = stop(None);
+        assert_eq!((s.entries, s.state_ns[2]), (1, (600 * US) as u64));
+        let s = stop(Some(0));
+        assert_eq!((s.entries, s.state_ns[2]), (1, (900 * US) as u64));
+        // polling: the recorded wake-up, the poll limit (20 us) first
+        let s = entries(&late, &t, &mut Fixed(vec![(0, true)], 0), Some(0));
+        assert_eq!(s.state_ns[0], (800 * US) as u64);
+        assert!(s.entries >= 800 / 21);
+        std::fs::remove_file(irq).unwrap();
+        std::fs::remove_file(late).unwrap();
+    }
+
+    /// src/world.c with no delay and no wake-up past the timer is core.c's
+    /// world: the synthetic classes score the same through both, governor
+    /// by governor, on every table.
+    #[test]
+    fn emulated_world_without_delay_is_the_stock_world() {
+        let mut core = Core::lock();
+        core.set_relax_ns(1);
+        core.set_exact_poll(false);
+        let mut n = 0;
+        for t in tables() {
+            for &(class, seed) in CLASSES {
+                let trace = generate(class, seed, 3_000, &t);
+                for &g in GOVS {
+                    let mut run = |d| {
+                        core.set_emulated(d);
+                        let s = simulate(&mut core, governor(g).as_mut(), &t, class, &trace);
+                        core.set_emulated(None);
+                        s
+                    };
+                    let (a, b) = (run(None), run(Some(0)));
+                    let key = |s: &Score| {
+                        (
+                            s.entries,
+                            s.above,
+                            s.below,
+                            s.exact,
+                            s.state_entries,
+                            s.state_ns,
+                        )
+                    };
+                    assert_eq!(key(&a), key(&b), "{}/{class}/{g}", t.name);
+                    assert_eq!(a.energy.to_bits(), b.energy.to_bits());
+                    n += a.entries;
+                }
+            }
+        }
+        eprintln!("emulated world, no delay: {n} entries as core.c's");
+    }
 }

@@ -35,7 +35,7 @@ struct RawEntry {
 }
 
 extern "C" {
-    fn simcore_init(
+    fn simcore_init_world(
         count: i32,
         residency_ns: *const i64,
         latency_ns: *const i64,
@@ -46,6 +46,7 @@ extern "C" {
     fn simcore_poll_time() -> u64;
     fn simcore_set_relax_ns(ns: u64);
     fn simcore_set_exact_poll(exact: bool);
+    fn simcore_set_emulated(on: bool, wake_delay_ns: i64);
     #[cfg(test)]
     fn simcore_set_fixed_residency(ns: i64);
     fn simcore_qos_default_us() -> i32;
@@ -121,7 +122,7 @@ impl Core {
         assert!(residency_ns.len() == latency_ns.len() && latency_ns.len() == flags.len());
         // SAFETY: three slices of `len` elements each.
         let rc = unsafe {
-            simcore_init(
+            simcore_init_world(
                 residency_ns.len() as i32,
                 residency_ns.as_ptr(),
                 latency_ns.as_ptr(),
@@ -150,6 +151,15 @@ impl Core {
     pub fn set_exact_poll(&mut self, exact: bool) {
         // SAFETY: plain call.
         unsafe { simcore_set_exact_poll(exact) }
+    }
+
+    /// From the next [`Core::init`] on: the emulated world of src/world.c
+    /// (`Some(delay)`: the tick reaches a halted CPU `delay` ns late, and
+    /// an episode's wake-up past its timer is when the CPU resumes), or
+    /// core.c's (`None`, the default).
+    pub fn set_emulated(&mut self, wake_delay_ns: Option<i64>) {
+        // SAFETY: plain call.
+        unsafe { simcore_set_emulated(wake_delay_ns.is_some(), wake_delay_ns.unwrap_or(0)) }
     }
 
     /// The cost of one `cpu_relax()` in the simulated clock, ns (>= 1).

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""fidelity.py OUTDIR [--sim BIN] [--wake-delay-us US] [--relax-ns NS]
+
+The simulator against the guest, run by run: for every run of
+OUTDIR/guest-idle.json (scripts/trace2corpus.py: what the guest's own
+tracepoints measured per table, workload and governor), the run's recorded
+trace OUTDIR/corpus/<set>/<table>.<workload>.<governor>.trace is replayed
+closed loop in the simulator with the same governor on the same table
+(`cpuidle-sim --replay`, time-scaled tables `BASE-xN` included), and the two
+are compared on what the guest measured:
+
+  above_per_entry   entries counted too deep by cpuidle_enter_state()
+  below_per_entry   entries counted too shallow (power:cpu_idle_miss)
+  share_s<i>        state i's share of the time in states (power:cpu_idle
+                    durations, the exit latency's spin included)
+
+A metric is within the goal when |sim - guest| <= max(TOL * guest, FLOOR):
+TOL = 0.25 (the project's fidelity goal: within 25 %), relative to the
+guest, with an absolute FLOOR of 0.02 for these rates and shares, which lie
+in [0, 1] (25 % of a near-zero value, 0.004 of a rate of 0.016, is below
+what a run of a few hundred entries resolves).
+
+The simulator's model of the emulator is explicit, its two parameters
+passed on and written into fidelity.json, by default the values
+tools/cpuidle-sim/README.md ("Replay") documents as calibrated on a
+recording (WAKE_DELAY_US, RELAX_NS below):
+
+  --wake-delay-us  cpuidle-sim's emulated world: the tick reaches a halted
+                   CPU this late, and a recorded wake-up past its timer is
+                   when the CPU resumed (the timer's interrupt came late);
+  --relax-ns       the cost of one cpu_relax() in poll_idle() (the guest's
+                   polls time out later than the limit).
+
+Every run is also replayed in the simulator's own world (core.c's: no
+delay, a timer wakes on time, 1 ns per cpu_relax(), as the corpus
+simulation runs): the "stock" columns and summary say what the model buys.
+
+Writes OUTDIR/fidelity.json:
+  {"goal", "tolerance", "floor",
+   "simulator": {binary, wake_delay_us, relax_ns, flags},
+   "rows": [{"table", "workload", "governor", "set", "metric", "sim",
+             "guest", "within", "within_relative", "sim_stock",
+             "within_stock", "within_stock_relative", "entries_sim",
+             "entries_guest"}, ...],
+   "summary": {METRIC: {"within", "runs"}, "all": {...}},
+   "relative_only": {the same counts without the floor},
+   "stock", "stock_relative_only": {the same for the stock world},
+   "missing": [runs without a trace or whose replay failed]}
+and prints the summary.  scripts/bench-report.py puts it in the report.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOL = 0.25
+FLOOR = 0.02
+RATES = ["above_per_entry", "below_per_entry"]
+# the emulator's model (tools/cpuidle-sim/README.md, "Replay", says how
+# they were calibrated): the tick's wake-up delay of a halted CPU, us, and
+# the cost of one cpu_relax(), ns
+WAKE_DELAY_US = 264
+RELAX_NS = 200
+
+
+def within(sim, guest, floor=FLOOR):
+    return sim is not None and abs(sim - guest) <= max(TOL * abs(guest), floor)
+
+
+def simulator(path):
+    if path:
+        return path
+    cache = os.environ.get("RCPUIDLE_CACHE", os.path.expanduser("~/.cache/rcpuidle"))
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(cache, "cargo-target"))
+    env = dict(os.environ, CARGO_TARGET_DIR=target,
+               PATH=os.path.expanduser("~/.cargo/bin") + os.pathsep + os.environ.get("PATH", ""))
+    subprocess.run(["cargo", "build", "--quiet", "--release", "--manifest-path",
+                    os.path.join(TOP, "tools", "cpuidle-sim", "Cargo.toml")], check=True, env=env)
+    return os.path.join(target, "release", "cpuidle-sim")
+
+
+def replay(binary, trace, table, gov, model):
+    """The simulator's replay of one trace: its JSON, or None and why."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        p = subprocess.run([binary, "--replay", trace, "--table", table, "--governor", gov,
+                            "--json", out.name] + model, capture_output=True, text=True)
+        if p.returncode != 0:
+            return None, (p.stderr.strip() or "exit %d" % p.returncode)
+        with open(out.name) as f:
+            return json.load(f), None
+
+
+def metrics(run):
+    """The compared metrics of a run of guest-idle.json or of a replay."""
+    m = {k: run[k] for k in RATES}
+    m.update(("share_" + s, v) for s, v in sorted(run["share"].items(), key=lambda kv: int(kv[0][1:])))
+    return m
+
+
+def counts(rows, key):
+    out = {}
+    for r in rows:
+        c = out.setdefault(r["metric"], {"within": 0, "runs": 0})
+        c["runs"] += 1
+        c["within"] += bool(r[key])
+    out["all"] = {"within": sum(c["within"] for c in out.values()),
+                  "runs": sum(c["runs"] for c in out.values())}
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("outdir")
+    ap.add_argument("--sim", help="the cpuidle-sim binary (default: build it)")
+    ap.add_argument("--wake-delay-us", type=int, default=WAKE_DELAY_US,
+                    help="the simulator's --wake-delay-us (default %(default)s)")
+    ap.add_argument("--relax-ns", type=int, default=RELAX_NS,
+                    help="the simulator's --relax-ns (default %(default)s)")
+    args = ap.parse_args()
+    model = ["--wake-delay-us", str(args.wake_delay_us), "--relax-ns", str(args.relax_ns)]
+    configs = {"model": model, "stock": []}
+    out = os.path.join(args.outdir, "fidelity.json")
+    if os.path.exists(out):
+        os.remove(out)  # a failed run leaves none, not an old one
+    with open(os.path.join(args.outdir, "guest-idle.json")) as f:
+        guest = json.load(f)["runs"]
+    binary = simulator(args.sim)
+    rows, missing = [], []
+    for g in guest:
+        trace = os.path.join(args.outdir, "corpus", g["set"], "%s.%s.%s.trace" % (
+            g["table"], g["workload"], g["governor"]))
+        key = dict(table=g["table"], workload=g["workload"], governor=g["governor"], set=g["set"])
+        sims = {}
+        for c, flags in configs.items():
+            if not os.path.exists(trace):
+                sims[c], why = None, "no trace %s" % trace
+            else:
+                sims[c], why = replay(binary, trace, g["table"], g["governor"], flags)
+            if sims[c] is None:
+                missing.append(dict(key, config=c, why=why))
+        sm = {c: metrics(s) if s else {} for c, s in sims.items()}
+        for m, v in metrics(g).items():
+            s, s0 = sm["model"].get(m), sm["stock"].get(m)
+            rows.append(dict(key, metric=m, sim=s, guest=v, within=within(s, v),
+                             within_relative=within(s, v, 0.0),
+                             sim_stock=s0, within_stock=within(s0, v),
+                             within_stock_relative=within(s0, v, 0.0),
+                             entries_sim=(sims["model"] or {}).get("entries"),
+                             entries_guest=g["entries"]))
+    res = dict(goal="within %g %% of the guest (relative), or %g absolute for values near zero"
+               % (100 * TOL, FLOOR), tolerance=TOL, floor=FLOOR,
+               simulator=dict(binary=binary, wake_delay_us=args.wake_delay_us,
+                              relax_ns=args.relax_ns, flags=model),
+               rows=rows, summary=counts(rows, "within"),
+               relative_only=counts(rows, "within_relative"),
+               stock=counts(rows, "within_stock"),
+               stock_relative_only=counts(rows, "within_stock_relative"), missing=missing)
+    with open(out, "w") as f:
+        json.dump(res, f, indent=1)
+    for name, c in (("model: %s" % " ".join(model), res["summary"]),
+                    ("model, no floor", res["relative_only"]),
+                    ("stock world", res["stock"]),
+                    ("stock world, no floor", res["stock_relative_only"])):
+        print("fidelity (%s): %s" % (name, ", ".join(
+            "%s %d/%d" % (m, v["within"], v["runs"]) for m, v in c.items())))
+    if missing:
+        print("fidelity: %d replays missing or failed (fidelity.json: missing)" % len(missing))
+    print("fidelity: %s/fidelity.json" % args.outdir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

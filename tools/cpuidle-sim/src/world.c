@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The simulator's world: tools/cpuidle-parity/shim/core.c (the tree's
+ * cpuidle core and tick code with the stand-ins that describe one CPU),
+ * with one model of an emulated CPU more, for replaying traces recorded in
+ * a QEMU guest (cpuidle-sim --replay, scripts/fidelity.py).  core.c is
+ * included whole; only the ->enter() of the non-polling states changes,
+ * and only after simcore_set_emulated() asked for it.
+ *
+ * In an emulator (QEMU's TCG), an interrupt reaches a halted vCPU late:
+ * the guest's CPU resumes well after the clock event it was programmed
+ * for (hundreds of us in the recordings; README.md, "Replay").  The
+ * emulated world:
+ *
+ *  - the tick's interrupt reaches a halted CPU wake_delay_ns after the
+ *    tick's expiry (the parameter cpuidle-sim --wake-delay-us);
+ *  - the episode's wake-up is when the guest's CPU really resumed, as
+ *    recorded, also when that is after the timer's expiry (a timer
+ *    interrupt delivered late): the CPU halts until then, it does not
+ *    resume at the timer's expiry (core.c's rule, under which a wake-up
+ *    past the timer cannot happen).  The recorded time already holds the
+ *    emulator's delay: no delay is added to it.
+ *
+ * A halted CPU thus resumes at the earlier of the wake-up and the tick's
+ * delivery, then spends its exit latency with IRQs off, as in core.c.
+ * Polling states are unchanged: poll_idle() ends at the wake-up (as
+ * recorded) or its limit, and takes the tick on time (it does not end a
+ * poll).  With wake_delay_ns 0 and no wake-up past the timer this is
+ * core.c's simcore_state_enter() exactly (tested:
+ * emulated_world_without_delay_is_the_stock_world).
+ */
+#include "core.c"
+
+static struct {
+	bool on;
+	s64 wake_delay_ns;
+} emu;
+
+static int simcore_state_enter_emulated(struct cpuidle_device *d,
+					struct cpuidle_driver *dr, int index)
+{
+	struct hrtimer *tick = &tick_cpu_sched.sched_timer;
+	ktime_t until = w.wake;
+
+	if (w.fixed_residency >= 0) {
+		w.clock += w.fixed_residency;
+		return index;
+	}
+	w.woken_by = 1;
+	if (tick->active && tick->expires + emu.wake_delay_ns < until) {
+		until = tick->expires + emu.wake_delay_ns;
+		w.woken_by = 2;
+	}
+	if (until > w.clock)
+		w.clock = until;
+	w.clock += dr->states[index].exit_latency_ns;
+	return index;
+}
+
+/* The emulated world from the next simcore_init_world() on (off: core.c's). */
+void simcore_set_emulated(bool on, s64 wake_delay_ns)
+{
+	emu.on = on;
+	emu.wake_delay_ns = wake_delay_ns > 0 ? wake_delay_ns : 0;
+}
+
+/* simcore_init(), then the emulated ->enter() if asked for. */
+int simcore_init_world(int count, const s64 *residency_ns,
+		       const s64 *latency_ns, const unsigned int *flags)
+{
+	int i, rc = simcore_init(count, residency_ns, latency_ns, flags);
+
+	if (rc || !emu.on)
+		return rc;
+	for (i = 0; i < count; i++)
+		if (!(flags[i] & CPUIDLE_FLAG_POLLING))
+			drv.states[i].enter = simcore_state_enter_emulated;
+	return 0;
+}
