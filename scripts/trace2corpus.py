@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""trace2corpus.py LOG OUTDIR
+"""trace2corpus.py LOG OUTDIR [MAX]
 
 Turns the "REC ..." lines of a bench-mode guest log (scripts/record-guest.sh:
 the kernel's power:cpu_idle_sleep_length, cpu_idle and cpu_idle_miss events)
@@ -20,6 +20,9 @@ joined into one episode (no task ran between), so that an episode is the
 workload's idle time, not the governor's choice.  An episode that ends at
 the tick or within 20 us (or 1 %) of its sleep length is a timer wake-up,
 else an interrupt.
+
+MAX caps the episodes written per trace (the first MAX of each CPU in
+turn; default: all); the guest-idle.json figures use every entry.
 
 The split is fixed by workload, so that the held-out set holds workloads
 the rules were never tuned on: HELDOUT below.  Headlines are computed on
@@ -67,6 +70,7 @@ def episodes(recs, exit_us):
 
 def main():
     log, outdir = sys.argv[1], sys.argv[2]
+    cap = int(sys.argv[3]) if len(sys.argv) > 3 else None
     runs, exits, bad = {}, {}, 0
     with open(log, errors="replace") as f:
         for line in f:
@@ -97,14 +101,21 @@ def main():
         if table not in exits:
             sys.exit("trace2corpus: no exit latencies for table %s" % table)
         eps, time, entries, above, below = [], {}, 0, 0, 0
+        per_cpu = []
         for cpu in sorted(cpus):
             recs = sorted(cpus[cpu], key=lambda r: r["t"])
-            eps.extend(episodes(recs, exits[table]))
+            per_cpu.append(episodes(recs, exits[table]))
             for r in recs:
                 entries += 1
                 above += r["miss"] == "above"
                 below += r["miss"] == "below"
                 time[r["state"]] = time.get(r["state"], 0) + r["dur"]
+        # every CPU's episodes, in turn, up to the cap
+        if cap is None:
+            eps = [e for c in per_cpu for e in c]
+        else:
+            share = cap // max(len(per_cpu), 1)
+            eps = [e for c in per_cpu for e in c[:share]]
         total = sum(time.values()) or 1
         guest.append({"table": table, "workload": work, "governor": gov,
                       "set": "heldout" if work in HELDOUT else "tuning",
