@@ -32,6 +32,17 @@ pkg_of() {
 	esac
 }
 
+# program TOOL: sets bin to TOOL in the unpacked tree $sys, copied into ROOT
+program() {
+	local d
+	bin=
+	for d in usr/bin usr/sbin bin sbin; do
+		[ -x "$sys/$d/$1" ] && bin=$sys/$d/$1 && break
+	done
+	[ -n "$bin" ] || die "guest-tools: package $(pkg_of "$1") has no program $1"
+	cp "$bin" "$root/usr/bin/$1"
+}
+
 pkgs=$(for t in "$@"; do pkg_of "$t"; done | sort -u)
 if [ "$arch" = ppc64le ]; then
 	log() { echo "guest-tools: $*"; }
@@ -89,12 +100,7 @@ if [ "$arch" = ppc64le ]; then
 	}
 	mkdir -p "$root/usr/bin" "$root/lib/powerpc64le-linux-gnu" "$root/lib64"
 	for t in "$@"; do
-		bin=
-		for d in usr/bin usr/sbin bin sbin; do
-			[ -x "$sys/$d/$t" ] && bin=$sys/$d/$t && break
-		done
-		[ -n "$bin" ] || die "guest-tools: package $(pkg_of "$t") has no program $t"
-		cp "$bin" "$root/usr/bin/$t"
+		program "$t"
 		need "$bin"
 		interp=$(llvm-readelf-19 -l "$bin" | sed -n 's/.*interpreter: \(.*\)\]/\1/p')
 		# (the package's link to it is absolute: follow it inside $sys)
@@ -143,12 +149,7 @@ fi
 libpath=$sys/lib/x86_64-linux-gnu:$sys/usr/lib/x86_64-linux-gnu
 mkdir -p "$root/usr/bin" "$root/lib/x86_64-linux-gnu" "$root/lib64"
 for t in "$@"; do
-	bin=
-	for d in usr/bin usr/sbin bin sbin; do
-		[ -x "$sys/$d/$t" ] && bin=$sys/$d/$t && break
-	done
-	[ -n "$bin" ] || die "guest-tools: package $(pkg_of "$t") has no program $t"
-	cp "$bin" "$root/usr/bin/$t"
+	program "$t"
 	out=$(LD_LIBRARY_PATH=$libpath ldd "$bin") || die "guest-tools: ldd $bin failed"
 	if echo "$out" | grep -q 'not found'; then
 		die "guest-tools: $t needs libraries no downloaded package has: $(echo "$out" | grep 'not found' | tr -s ' \t\n' ' ')"
