@@ -3,10 +3,12 @@
 # check-all.sh ARCH...: host tests, the patch-series check, then every
 # arch; prints a total "N passed, N failed, N skipped" and fails if any part did.
 #
-# x86_64 (the longest guest run) goes in the background while the other
-# arches build and boot one after the other; their kernel builds run at
-# the lowest CPU priority, so that the guests keep the CPUs they need.
-# Each arch's output is printed whole, in the order given, when it ends.
+# x86_64 (the longest guest run) goes in the background; the other arches'
+# kernels build one after the other at a lower CPU priority, and each arch
+# boots as soon as its kernel is built, while the next one builds; the
+# bisect build of the series and kunit.py run at the lowest priority, in
+# the CPU time the guests leave.  Each part's output is printed whole, in
+# the order given, when all are done.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 fail=0 p=0 f=0 s=0
@@ -66,16 +68,38 @@ case " $* " in
 	echo "check: bisect and kunit.py running in the background" ;;
 esac
 bg=
+case " $* " in
+*" x86_64 "*) [ $# -gt 1 ] && bg=yes ;;
+esac
+# the other arches' kernels are built one after the other in the
+# background, below the x86_64 build and above the bisect builds, so that
+# the next arch builds while the previous one's guest runs; each arch's
+# checks start once its build is done (check.sh's build then has nothing
+# left to do: no two builds ever share a build directory)
+others=
 for arch in "$@"; do
-	if [ "$arch" = x86_64 ] && [ $# -gt 1 ]; then
-		one x86_64 >"$dir/x86_64" 2>&1 &
-		bg=$!
-		echo "check: x86_64 running in the background"
-	else
-		# below the x86_64 build, above the bisect builds
-		RCPUIDLE_BUILD_NICE=${bg:+10} one "$arch" >"$dir/$arch" 2>&1
-	fi
+	[ "$arch" = x86_64 ] && [ -n "$bg" ] && continue
+	others="$others $arch"
 done
+if [ -n "$others" ]; then
+	{
+		for arch in $others; do
+			RCPUIDLE_BUILD_NICE=${bg:+10} "$TOP/scripts/build.sh" "$arch" >"$dir/$arch.build" 2>&1
+			touch "$dir/$arch.built"
+		done
+	} &
+	builds=$!
+fi
+if [ -n "$bg" ]; then
+	one x86_64 >"$dir/x86_64" 2>&1 &
+	bg=$!
+	echo "check: x86_64 running in the background"
+fi
+for arch in $others; do
+	while [ ! -f "$dir/$arch.built" ] && kill -0 "$builds" 2>/dev/null; do sleep 5; done
+	{ cat "$dir/$arch.build"; RCPUIDLE_BUILD_NICE=${bg:+10} one "$arch"; } >"$dir/$arch" 2>&1
+done
+[ -z "$others" ] || wait "$builds"
 [ -z "$bisectpid" ] || wait "$bisectpid"
 [ -z "$bg" ] || wait "$bg"
 if [ -n "$bisect" ]; then
