@@ -72,6 +72,11 @@ TICKS = [0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 3, 5, 10, 20, 
 LINE = re.compile(r"\bBENCH(-[A-Z]+)?(?![\w-])(.*)")
 
 
+
+# what summary.json keeps of the simulator's JSON (cpuidle-sim --json)
+SIM_KEYS = ("poll_limit_ns", "corpus", "overall", "qos_limited", "tuning", "heldout",
+            "targets")
+
 def parse(path):
     """The console log: data[(table, benchmark, metric)][governor][rep] = value."""
     data = defaultdict(dict)
@@ -488,12 +493,15 @@ def main():
         summary["fidelity_summary"] = {k: v for k, v in fid.items() if k != "rows"}
         md += fidelity_md(fid)
     if args.sim:
+        # the simulator's headline blocks; its per-class detail stays in
+        # its own JSON and report
         with open(args.sim) as f:
-            summary["simulator"] = json.load(f)
-        sim_md = os.path.splitext(args.sim)[0] + ".md"
-        if os.path.exists(sim_md):
-            with open(sim_md) as f:
-                md.append(f.read())
+            sim = json.load(f)
+        summary["simulator"] = {k: sim[k] for k in SIM_KEYS if k in sim}
+        md.append("## Simulator\n\nThe simulator's report of this run: `%s` (and `%s`); "
+                  "its headline blocks (%s) are in summary.json under \"simulator\".\n" % (
+                      os.path.splitext(os.path.basename(args.sim))[0] + ".md",
+                      os.path.basename(args.sim), ", ".join(k for k in SIM_KEYS if k in sim)))
 
     with open(os.path.join(args.outdir, "report.md"), "w") as f:
         f.write("\n".join(md) + "\n")
