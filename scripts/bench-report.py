@@ -77,6 +77,24 @@ LINE = re.compile(r"\bBENCH(-[A-Z]+)?(?![\w-])(.*)")
 SIM_KEYS = ("poll_limit_ns", "corpus", "overall", "qos_limited", "tuning", "heldout",
             "targets")
 
+
+def run_header(complete, errors, done, have_data, kind, bad, meta, data_kind=None):
+    """The report's first lines about the run itself: whether it is
+    complete (and why not: no DATA_KIND data), the malformed KIND lines, the
+    BENCH-META lines."""
+    md = []
+    if not complete:
+        why = errors + ([] if done else ["no BENCH-DONE"]) + ([] if have_data else ["no %s data" % (data_kind or kind)])
+        md.append("**The run is INCOMPLETE:** %s. What follows is what the log holds.\n"
+                  % "; ".join(why))
+    md.append("Malformed %s lines ignored: %d%s\n" % (kind, len(bad), ", the first:" if bad else "."))
+    if bad:
+        md += ["```"] + bad[:5] + ["```\n"]
+    if meta:
+        md.append("Run: " + "; ".join("%s %s" % (k, ", ".join(" ".join(v) for v in vs))
+                                      for k, vs in sorted(meta.items())) + ".\n")
+    return md
+
 def parse(path):
     """The console log: data[(table, benchmark, metric)][governor][rep] = value."""
     data = defaultdict(dict)
@@ -425,16 +443,7 @@ def main():
     md = ["# rcpuidle governor evaluation: in-guest benchmarks\n"]
     if commands:
         md += ["The commands of the run, in order:\n", "```"] + commands + ["```\n"]
-    if not complete:
-        why = errors + ([] if done else ["no BENCH-DONE"]) + ([] if data else ["no BENCH data"])
-        md.append("**The run is INCOMPLETE:** %s. What follows is what the log holds.\n"
-                  % "; ".join(why))
-    md.append("Malformed BENCH lines ignored: %d%s\n" % (len(bad), ", the first:" if bad else "."))
-    if bad:
-        md += ["```"] + bad[:5] + ["```\n"]
-    if meta:
-        md.append("Run: " + "; ".join("%s %s" % (k, ", ".join(" ".join(v) for v in vs))
-                                      for k, vs in sorted(meta.items())) + ".\n")
+    md += run_header(complete, errors, done, bool(data), "BENCH", bad, meta)
     md.append("Medians over the repetitions (the governors of a repetition run back to back, in "
               "rotating order). Ratios are of the medians over the repetitions both governors ran; "
               "their 95 %% CI is a paired bootstrap over the repetitions (%d resamples, seed %#x). "

@@ -43,6 +43,8 @@ load() {
 	rmmod cpuidle_vstates 2>/dev/null
 	insmod $MOD table="$1" scale="${2:-$scale}" || { err "load $1 scale=${2:-$scale}"; return 1; }
 }
+# conds REP: before and after, in the order of repetition REP (alternating)
+conds() { if [ $(($1 % 2)) = 0 ]; then echo after before; else echo before after; fi; }
 # out SEED TABLE GOV COND REP: "metric value" lines on stdin to SEED lines
 out() { while read -r m v; do echo "SEED $1 $2 $3 $4 $5 $m $v"; done; }
 
@@ -62,9 +64,7 @@ for s in $seeds; do
 		while [ $rep -le "$reps" ]; do
 			for g in $govs; do
 				gov "$g" || err "governor $g"
-				conds="before after"
-				[ $((rep % 2)) = 0 ] && conds="after before"
-				for c in $conds; do
+				for c in $(conds $rep); do
 					if [ $c = after ]; then echo $((lat - 1)) >$q; else echo 0 >$q; fi
 					d0=$(cat $SYS/cpu1/cpuidle/state1/time) t0=$(up)
 					cyclictest -t 1 -a 0 -i 10000 -l 200 -q --latency=10000 2>/dev/null |
@@ -84,9 +84,7 @@ for s in $seeds; do
 		rep=1
 		while [ $rep -le "$reps" ]; do
 			for g in $govs; do
-				conds="before after"
-				[ $((rep % 2)) = 0 ] && conds="after before"
-				for c in $conds; do
+				for c in $(conds $rep); do
 					t=mvebu-xp
 					[ $c = before ] && t=mvebu-xp-2014
 					load $t || continue
@@ -148,9 +146,7 @@ for s in $seeds; do
 		while [ $rep -le "$reps" ]; do
 			for g in $govs; do
 				gov "$g" || err "governor $g"
-				conds="before after"
-				[ $((rep % 2)) = 0 ] && conds="after before"
-				for c in $conds; do
+				for c in $(conds $rep); do
 					d=1
 					[ $c = after ] && d=0
 					echo $d >$SYS/cpu0/cpuidle/state0/disable

@@ -320,16 +320,7 @@ def main():
     scale = " ".join(meta["scale"][-1]) if meta.get("scale") else None
 
     md = ["# The seeds, replicated in the guest\n"]
-    if not complete:
-        why = errors + ([] if done else ["no BENCH-DONE"]) + ([] if data else ["no SEED data"])
-        md.append("**The run is INCOMPLETE:** %s. What follows is what the log holds.\n"
-                  % "; ".join(why))
-    md.append("Malformed SEED or BENCH lines ignored: %d%s\n" % (len(bad), ", the first:" if bad else "."))
-    if bad:
-        md += ["```"] + bad[:5] + ["```\n"]
-    if meta:
-        md.append("Run: " + "; ".join("%s %s" % (k, ", ".join(" ".join(v) for v in vs))
-                                      for k, vs in sorted(meta.items())) + ".\n")
+    md += br.run_header(complete, errors, done, bool(data), "SEED or BENCH", bad, meta, "SEED")
     md.append("Each seed's change, before and after, ran alternately within every repetition under "
               "each governor, on time-scaled emulated tables (x%s, BENCH-META scale) under TCG. Ours: "
               "the medians over the repetitions that ran both; their ratio after/before with a "
