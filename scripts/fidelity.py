@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""fidelity.py OUTDIR [--sim BIN] [--wake-delay-us US] [--relax-ns NS]
+"""fidelity.py OUTDIR [--sim BIN] [--wake-delay-us US] [--irq-delay-us US] [--relax-ns NS]
 
 The simulator against the guest, run by run: for every run of
 OUTDIR/guest-idle.json (scripts/trace2corpus.py: what the guest's own
@@ -30,7 +30,13 @@ recording (WAKE_DELAY_US, RELAX_NS below):
                    CPU this late, and a recorded wake-up past its timer is
                    when the CPU resumed (the timer's interrupt came late);
   --relax-ns       the cost of one cpu_relax() in poll_idle() (the guest's
-                   polls time out later than the limit).
+                   polls time out later than the limit);
+  --irq-delay-us   an interrupt before the timer reaches a halted CPU this
+                   late, a polling one at once (cpuidle-sim's emulated
+                   world); by default per table the estimate of this run's
+                   own recording (guest-idle.json's irq_delay, from its pipe
+                   runs: scripts/trace2corpus.py), for a table without one
+                   the median of the others' estimates, 0 if none has one.
 
 Every run is also replayed in the simulator's own world (core.c's: no
 delay, a timer wakes on time, 1 ns per cpu_relax(), as the corpus
@@ -38,7 +44,8 @@ simulation runs): the "stock" columns and summary say what the model buys.
 
 Writes OUTDIR/fidelity.json:
   {"goal", "tolerance", "floor",
-   "simulator": {binary, wake_delay_us, relax_ns, flags},
+   "simulator": {binary, wake_delay_us, relax_ns, flags,
+                 irq_delay_us: {table: us}, irq_delay_from},
    "rows": [{"table", "workload", "governor", "set", "metric", "sim",
              "guest", "within", "within_relative", "sim_stock",
              "within_stock", "within_stock_relative", "entries_sim",
@@ -121,17 +128,32 @@ def main():
                     help="the simulator's --wake-delay-us (default %(default)s)")
     ap.add_argument("--relax-ns", type=int, default=RELAX_NS,
                     help="the simulator's --relax-ns (default %(default)s)")
+    ap.add_argument("--irq-delay-us", type=int,
+                    help="the simulator's --irq-delay-us for every table (default: this "
+                         "run's estimate per table)")
     args = ap.parse_args()
     model = ["--wake-delay-us", str(args.wake_delay_us), "--relax-ns", str(args.relax_ns)]
-    configs = {"model": model, "stock": []}
     out = os.path.join(args.outdir, "fidelity.json")
     if os.path.exists(out):
         os.remove(out)  # a failed run leaves none, not an old one
     with open(os.path.join(args.outdir, "guest-idle.json")) as f:
-        guest = json.load(f)["runs"]
+        gi = json.load(f)
+    guest = gi["runs"]
+    tables = sorted({g["table"] for g in guest})
+    if args.irq_delay_us is not None:
+        irq = {t: args.irq_delay_us for t in tables}
+        irq_from = "the command line"
+    else:
+        est = {t: d["delay_us"] for t, d in gi.get("irq_delay", {}).items()}
+        others = sorted(est.values())
+        fill = others[len(others) // 2] if others else 0
+        irq = {t: est.get(t, fill) for t in tables}
+        irq_from = ("this run's recording (guest-idle.json irq_delay); tables without an "
+                    "estimate: %d us, the median of the others'" % fill)
     binary = simulator(args.sim)
     rows, missing = [], []
     for g in guest:
+        configs = {"model": model + ["--irq-delay-us", str(irq[g["table"]])], "stock": []}
         trace = os.path.join(args.outdir, "corpus", g["set"], "%s.%s.%s.trace" % (
             g["table"], g["workload"], g["governor"]))
         key = dict(table=g["table"], workload=g["workload"], governor=g["governor"], set=g["set"])
@@ -155,13 +177,16 @@ def main():
     res = dict(goal="within %g %% of the guest (relative), or %g absolute for values near zero"
                % (100 * TOL, FLOOR), tolerance=TOL, floor=FLOOR,
                simulator=dict(binary=binary, wake_delay_us=args.wake_delay_us,
-                              relax_ns=args.relax_ns, flags=model),
+                              relax_ns=args.relax_ns, flags=model, irq_delay_us=irq,
+                              irq_delay_from=irq_from),
                rows=rows, summary=counts(rows, "within"),
                relative_only=counts(rows, "within_relative"),
                stock=counts(rows, "within_stock"),
                stock_relative_only=counts(rows, "within_stock_relative"), missing=missing)
     with open(out, "w") as f:
         json.dump(res, f, indent=1)
+    print("fidelity: interrupt delay per table (us): %s, from %s" % (
+        ", ".join("%s %d" % kv for kv in sorted(irq.items())), irq_from))
     for name, c in (("model: %s" % " ".join(model), res["summary"]),
                     ("model, no floor", res["relative_only"]),
                     ("stock world", res["stock"]),

@@ -124,6 +124,13 @@ else
 	echo "$out" | grep -v '^ok '; f=$((f + 1))
 fi
 
+# the recorder's conversion into the simulator's corpus, on crafted REC lines
+if out=$(/usr/bin/python3 "$TOP/tools/bench-report-tests/trace2corpus_test.py" 2>&1); then
+	echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
+else
+	echo "$out" | grep -v '^ok '; f=$((f + 1))
+fi
+
 # the seeds' report against crafted logs: the seeds' directions shown,
 # contradicted or not shown, an incomplete run non-zero
 if out=$(/usr/bin/python3 "$TOP/tools/seeds-report-tests/seeds_report_test.py" 2>&1); then

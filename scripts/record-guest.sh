@@ -87,7 +87,9 @@ for table in $tables; do
 			ev == "cpu_idle_sleep_length:" { flush(c); sl[c] = f["sleep_length"]; dn[c] = f["delta_next"]; known[c] = 1 }
 			ev == "cpu_idle:" && f["state"] != "4294967295" { flush(c); st[c] = f["state"]; t0[c] = t; inidle[c] = known[c] }
 			ev == "cpu_idle:" && f["state"] == "4294967295" && inidle[c] {
-				rec[c] = sprintf("%d %d %d %d %d", t0[c], sl[c] / 1000, t - t0[c], dn[c] / 1000, st[c])
+				# (%.0f: the sleep length of a CPU with no timer is
+				# about KTIME_MAX, beyond the int that %d converts to)
+				rec[c] = sprintf("%.0f %.0f %.0f %.0f %d", t0[c], sl[c] / 1000, t - t0[c], dn[c] / 1000, st[c])
 				miss[c] = "-"; have[c] = 1; inidle[c] = 0; known[c] = 0
 			}
 			ev == "cpu_idle_miss:" && have[c] { miss[c] = f["type"] }

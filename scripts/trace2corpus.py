@@ -8,10 +8,12 @@ into the simulator's recorded corpus and the guest side of the fidelity
 comparison:
 
   OUTDIR/corpus/{tuning,heldout}/TABLE.WORKLOAD.GOVERNOR.trace, one idle
-  episode per line: sleep_us wake_us src tick_phase_us latency_req_us
+  episode per line: sleep_us wake_us src tick_phase_us latency_req_us state
+  (state: the one the guest's CPU woke from)
   OUTDIR/guest-idle.json: per (table, workload, governor) what the guest
   measured: entries, above and below per entry (cpu_idle_miss), each
-  state's share of the idle time.
+  state's share of the idle time; and per table the emulator's interrupt
+  delay to a halted CPU, estimated from the pipe workload (below).
 
 An entry's idle time is its duration less the exit latency of the state
 entered (the emulated states spin for it after the wake-up).  Entries that
@@ -20,6 +22,16 @@ joined into one episode (no task ran between), so that an episode is the
 workload's idle time, not the governor's choice.  An episode that ends at
 the tick or within 20 us (or 1 %) of its sleep length is a timer wake-up,
 else an interrupt.
+
+The interrupt delay (irq_delay in guest-idle.json): in the pipe workload
+each wake-up is the partner's write, as soon after the CPU went idle
+whatever state it entered; the guest's CPU takes it at once when polling
+(the waker only sets need_resched) and late when halted (its vCPU thread
+must be woken).  Per table with a polling state, over every governor's pipe
+run: the median idle time of the interrupt wake-ups from the shallowest
+halting state less that from the polling state (an interrupt wake-up: not
+at the tick, more than 20 us (or 1 %) before the timer; a polling state:
+exit latency 0).
 
 MAX caps the episodes written per trace (the first MAX of each CPU in
 turn; default: all); the guest-idle.json figures use every entry.
@@ -36,6 +48,41 @@ import sys
 HELDOUT = {"ioping", "cyclic8", "gzip"}
 GAP_US = 100
 NO_QOS_US = 2000000000
+# The longest sleep length and time to the next event a trace holds, us:
+# longer ones (a CPU with no timer: about KTIME_MAX) are this.
+FAR_US = 10**9
+# Recordings made before record-guest.sh printed its numbers with %.0f
+# hold, for a sleep length or time to the next event past 2^31 us, what
+# busybox awk's %d made of it: INT_MIN.  No real value is that (a negative
+# sleep length is a timer a few ms overdue at most): it stands for "far".
+AWK_INT_MIN = -2147483648
+
+
+def far(us):
+    return FAR_US if us == AWK_INT_MIN or us > FAR_US else us
+
+
+def is_irq(r, idle):
+    """An entry ended by an interrupt: not at the tick, well before its timer."""
+    return (abs(idle - r["tick"]) > max(20, r["tick"] // 100) and
+            r["sleep"] - idle > max(20, r["sleep"] // 100))
+
+
+def irq_delay(recs, exit_us):
+    """recs: a table's pipe entries; the estimate of the module docstring."""
+    polling = [s for s, us in exit_us.items() if us == 0]
+    halting = sorted(s for s, us in exit_us.items() if us > 0)
+    if not polling or not halting:
+        return None
+    idle = {s: sorted(max(0, r["dur"] - exit_us[s]) for r in recs if r["state"] == s and
+                      is_irq(r, max(0, r["dur"] - exit_us[s]))) for s in (polling[0], halting[0])}
+    if min(len(v) for v in idle.values()) < 20:
+        return None
+    med = {s: v[len(v) // 2] for s, v in idle.items()}
+    return {"workload": "pipe", "polling_state": polling[0], "halting_state": halting[0],
+            "polling_p50_us": med[polling[0]], "halting_p50_us": med[halting[0]],
+            "polling_n": len(idle[polling[0]]), "halting_n": len(idle[halting[0]]),
+            "delay_us": max(0, med[halting[0]] - med[polling[0]])}
 
 
 def episodes(recs, exit_us):
@@ -62,8 +109,8 @@ def episodes(recs, exit_us):
         else:
             src = "irq"
         if wake > 0:
-            out.append((max(1, min(sleep, 10**9)), max(1, wake), src,
-                        max(1, start["tick"]), NO_QOS_US))
+            out.append((max(1, sleep), max(1, wake), src, max(1, start["tick"]), NO_QOS_US,
+                        recs[k]["state"]))
         i = k + 1
     return out
 
@@ -92,12 +139,15 @@ def main():
             except ValueError:
                 bad += 1
                 continue
+            sleep, tick = far(sleep), far(tick)
             runs.setdefault((table, work, gov), {}).setdefault(cpu, []).append(
                 {"t": t, "sleep": sleep, "dur": dur, "tick": tick, "state": state, "miss": q[10]})
     if not runs:
         sys.exit("trace2corpus: no REC lines in %s" % log)
-    guest = []
+    guest, pipes = [], {}
     for (table, work, gov), cpus in sorted(runs.items()):
+        if work == "pipe":
+            pipes.setdefault(table, []).extend(r for c in cpus.values() for r in c)
         if table not in exits:
             sys.exit("trace2corpus: no exit latencies for table %s" % table)
         eps, time, entries, above, below = [], {}, 0, 0, 0
@@ -130,13 +180,20 @@ def main():
         with open(path, "w") as f:
             f.write("# recorded from power:cpu_idle_sleep_length/cpu_idle in an x86_64 guest, "
                     "table %s, workload %s, governor %s; "
-                    "sleep_us wake_us src tick_phase_us latency_req_us\n" % (table, work, gov))
+                    "sleep_us wake_us src tick_phase_us latency_req_us state\n" % (table, work, gov))
             for e in eps:
-                f.write("%d %d %s %d %d\n" % e)
+                f.write("%d %d %s %d %d %d\n" % e)
+    delays = {t: irq_delay(recs, exits[t]) for t, recs in sorted(pipes.items())}
     with open(os.path.join(outdir, "guest-idle.json"), "w") as f:
-        json.dump({"malformed_lines": bad, "runs": guest}, f, indent=1)
+        json.dump({"malformed_lines": bad, "runs": guest,
+                   "irq_delay": {t: d for t, d in delays.items() if d}}, f, indent=1)
     print("trace2corpus: %d runs, %d episodes, %d malformed lines -> %s"
           % (len(guest), sum(g["episodes"] for g in guest), bad, outdir))
+    for t, d in delays.items():
+        print("trace2corpus: %s: interrupt delay to a halted CPU %s" % (t, "%d us (pipe: s%d %d us "
+              "over %d wake-ups, s%d %d us over %d)" % (d["delay_us"], d["halting_state"],
+              d["halting_p50_us"], d["halting_n"], d["polling_state"], d["polling_p50_us"],
+              d["polling_n"]) if d else "not estimated (no polling state, or too few wake-ups)"))
 
 
 if __name__ == "__main__":

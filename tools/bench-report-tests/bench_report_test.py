@@ -133,6 +133,9 @@ import json, sys
 a = sys.argv[1:]
 opt = lambda k: a[a.index(k) + 1] if k in a else None
 model = "--wake-delay-us" in a
+# the model's interrupt delay is the table's estimate (GUEST's irq_delay)
+if model and opt("--irq-delay-us") != "110" or not model and "--irq-delay-us" in a:
+    sys.exit("stand-in: --irq-delay-us " + str(opt("--irq-delay-us")))
 with open(opt("--replay")) as f:
     f.read()
 ans = {"rteo": dict(above_per_entry=0.124, below_per_entry=0.126, share=dict(s0=0.029, s1=0.971)),
@@ -156,7 +159,7 @@ GUEST = {"runs": [
     {"table": "x86-like-x10", "workload": "gzip", "governor": "menu", "set": "heldout",
      "entries": 50, "above_per_entry": 0.0, "below_per_entry": 0.3,
      "share": {"s0": 0.5, "s1": 0.5}},
-]}
+], "irq_delay": {"x86-like-x10": {"delay_us": 110}}}
 WANT = {("pipe", "rteo", "above_per_entry"): (True, True),
         ("pipe", "rteo", "below_per_entry"): (False, False),
         ("pipe", "rteo", "share_s0"): (True, False),
@@ -271,7 +274,8 @@ def main():
          fid_rows(fid)[("pipe", "rteo", "above_per_entry")]["sim"] == 0.124 and
          fid_rows(fid)[("pipe", "rteo", "above_per_entry")]["guest"] == 0.1 and
          fid_rows(fid)[("pipe", "rteo", "above_per_entry")]["sim_stock"] == 0.5 and
-         fid["simulator"]["flags"] == ["--wake-delay-us", "264", "--relax-ns", "200"]),
+         fid["simulator"]["flags"] == ["--wake-delay-us", "264", "--relax-ns", "200"] and
+         fid["simulator"]["irq_delay_us"] == {"x86-like-x10": 110}),
         ("fidelity.py: counts per metric", lambda: fid["summary"]["above_per_entry"] ==
          {"within": 2, "runs": 3} and fid["summary"]["all"] == {"within": 5, "runs": 12} and
          fid["relative_only"]["all"] == {"within": 4, "runs": 12}),

@@ -10,7 +10,8 @@
 //!                    [--exact-poll] [--check [--baseline FILE]]
 //!                    [--write-baseline FILE]
 //!        cpuidle-sim --replay TRACE --table NAME --governor G
-//!                    [--wake-delay-us N] [--relax-ns N] [--json FILE]
+//!                    [--wake-delay-us N [--irq-delay-us N]] [--relax-ns N]
+//!                    [--json FILE]
 //!
 //! `--replay` replays one recorded trace (scripts/trace2corpus.py's
 //! format), closed loop as every trace, with governor G (rteo,
@@ -26,6 +27,9 @@
 //! reaches a halted CPU N us late, a recorded wake-up past its timer is
 //! when the CPU resumed; README.md, "Replay", has the model and the
 //! calibration of N); without it, core.c's world, as the corpus runs.
+//! `--irq-delay-us N` adds to that world an interrupt's delay to a halted
+//! CPU (none to a polling one), taken off the recorded wake-ups the guest
+//! took halted ([`raise_times`]).
 //!
 //! `--rules` sets the rules of rteo's default mode in force (bits of the
 //! core's `rule` module, all by default; `scripts/rteo-ablation.sh`).
@@ -427,6 +431,9 @@ struct Episode {
     tick_phase_ns: i64,
     /// The CPU latency QoS limit (`cpu_latency_qos_limit()`), us.
     qos_us: i32,
+    /// The state the guest's CPU was in when the episode ended, where a
+    /// recorded trace says so.
+    guest_state: Option<usize>,
 }
 
 /// The trace generator: splitmix64 with exponential draws.
@@ -469,6 +476,7 @@ fn generate(class: &str, seed: u64, n: usize, t: &Table) -> Vec<Episode> {
             src: Src::Timer,
             tick_phase_ns,
             qos_us: no_qos,
+            guest_state: None,
         };
         match class {
             "periodic-timer" => {
@@ -538,7 +546,8 @@ fn generate(class: &str, seed: u64, n: usize, t: &Table) -> Vec<Episode> {
 }
 
 /// A recorded trace (scripts/trace2corpus.py): one episode per line,
-/// `sleep_us wake_us timer|irq tick_phase_us latency_req_us`.  A wake-up
+/// `sleep_us wake_us timer|irq tick_phase_us latency_req_us [state]`,
+/// `state` the index of the state the guest's CPU woke from.  A wake-up
 /// at or after the timer is the timer's: at the timer (`late` false, the
 /// world of core.c, where a timer wakes the CPU on time), or when the
 /// guest's CPU really resumed, as recorded (`late`, the emulated world of
@@ -568,9 +577,18 @@ fn load_trace(path: &std::path::Path, late: bool) -> Result<Vec<Episode>, String
                 .and_then(|v| v.parse::<i64>().ok())
                 .ok_or_else(|| format!("{}:{}: bad field {}", path.display(), n + 1, i + 1))
         };
-        if f.len() != 5 {
-            return Err(format!("{}:{}: want 5 fields", path.display(), n + 1));
+        if f.len() != 5 && f.len() != 6 {
+            return Err(format!("{}:{}: want 5 or 6 fields", path.display(), n + 1));
         }
+        let guest_state = match f.get(5) {
+            None => None,
+            Some(v) => Some(
+                v.parse::<usize>()
+                    .ok()
+                    .filter(|&i| i < 10)
+                    .ok_or_else(|| format!("{}:{}: bad state {v:?}", path.display(), n + 1))?,
+            ),
+        };
         let mut src = match f[2] {
             "timer" => Src::Timer,
             "irq" => Src::Irq,
@@ -603,9 +621,35 @@ fn load_trace(path: &std::path::Path, late: bool) -> Result<Vec<Episode>, String
             src,
             tick_phase_ns,
             qos_us: num(4)?.clamp(0, i64::from(i32::MAX)) as i32,
+            guest_state,
         });
     }
     Ok(out)
+}
+
+/// The emulated world's interrupt delay (`--irq-delay-us`): an interrupt
+/// reached the guest's CPU `delay_ns` late where that CPU was halted, so
+/// an interrupt's episode whose guest state does not poll on `t` was
+/// raised `delay_ns` before its recorded wake-up (at least 1 ns after the
+/// start); the simulated CPU then pays the delay again only if it halts
+/// (src/world.c).  Timer wake-ups keep their recorded time.  A state the
+/// table does not have is an error.
+fn raise_times(eps: &mut [Episode], t: &Table, delay_ns: i64) -> Result<(), String> {
+    for (i, e) in eps.iter_mut().enumerate() {
+        let Some(s) = e.guest_state else { continue };
+        let st = t.states.get(s).ok_or_else(|| {
+            format!(
+                "episode {}: state {s}, but {} has {} states",
+                i + 1,
+                t.name,
+                t.states.len()
+            )
+        })?;
+        if e.src == Src::Irq && !st.polling {
+            e.wake_ns = (e.wake_ns - delay_ns).max(1);
+        }
+    }
+    Ok(())
 }
 
 /// The seed of the tick phases [`load_trace`] draws for `--replay`'s
@@ -1128,29 +1172,41 @@ struct Replay {
     table: Table,
     gov: &'static str,
     wake_delay_ns: Option<i64>,
+    irq_delay_ns: i64,
     relax_ns: u64,
     score: Score,
 }
 
 impl Replay {
     /// `wake_delay_ns`: `Some`, the emulated world (src/world.c) with the
-    /// tick's wake-up delay and the recorded late wake-ups; `None`,
-    /// core.c's world, as the corpus simulation runs.
+    /// tick's wake-up delay and the recorded late wake-ups, and an
+    /// interrupt's delay to a halted CPU of `irq_delay_ns` ([`raise_times`]);
+    /// `None`, core.c's world, as the corpus simulation runs (then
+    /// `irq_delay_ns` must be 0).
     fn run(
         core: &mut Core,
         trace: &str,
         table: Table,
         gov: &'static str,
         wake_delay_ns: Option<i64>,
+        irq_delay_ns: i64,
         relax_ns: u64,
     ) -> Result<Self, String> {
-        let episodes = load_trace(std::path::Path::new(trace), wake_delay_ns.is_some())?;
+        let mut episodes = load_trace(std::path::Path::new(trace), wake_delay_ns.is_some())?;
         if episodes.is_empty() {
             return Err(format!("{trace}: no episodes"));
+        }
+        if irq_delay_ns != 0 {
+            if wake_delay_ns.is_none() {
+                return Err("an interrupt delay needs the emulated world".into());
+            }
+            raise_times(&mut episodes, &table, irq_delay_ns)
+                .map_err(|e| format!("{trace}: {e}"))?;
         }
         let mut g = governor(gov);
         core.set_relax_ns(relax_ns);
         core.set_emulated(wake_delay_ns);
+        core.set_irq_delay(irq_delay_ns);
         let score = simulate(core, g.as_mut(), &table, "replay", &episodes);
         core.set_emulated(None);
         Ok(Self {
@@ -1158,6 +1214,7 @@ impl Replay {
             table,
             gov,
             wake_delay_ns,
+            irq_delay_ns,
             relax_ns,
             score,
         })
@@ -1198,7 +1255,11 @@ impl Replay {
 
     fn world(&self) -> String {
         match self.wake_delay_ns {
-            Some(d) => format!("emulated world, wake-up delay {} us", d / US),
+            Some(d) => format!(
+                "emulated world, wake-up delay {} us, interrupt delay {} us",
+                d / US,
+                self.irq_delay_ns / US
+            ),
             None => "core.c's world".into(),
         }
     }
@@ -1214,12 +1275,13 @@ impl Replay {
         };
         let shares = self.shares();
         format!(
-            "{{\n  \"trace\": \"{}\",\n  \"table\": \"{}\",\n  \"governor\": \"{}\",\n  \"wake_delay_us\": {},\n  \"relax_ns\": {},\n  \"periods\": {},\n  \"entries\": {},\n  \"above\": {},\n  \"below\": {},\n  \"above_per_entry\": {},\n  \"below_per_entry\": {},\n  \"share\": {{ {} }},\n  \"state_entries\": {{ {} }},\n  \"state_time_ns\": {{ {} }},\n  \"exit_latency_ns\": {{ {} }},\n  \"target_residency_ns\": {{ {} }}\n}}\n",
+            "{{\n  \"trace\": \"{}\",\n  \"table\": \"{}\",\n  \"governor\": \"{}\",\n  \"wake_delay_us\": {},\n  \"irq_delay_us\": {},\n  \"relax_ns\": {},\n  \"periods\": {},\n  \"entries\": {},\n  \"above\": {},\n  \"below\": {},\n  \"above_per_entry\": {},\n  \"below_per_entry\": {},\n  \"share\": {{ {} }},\n  \"state_entries\": {{ {} }},\n  \"state_time_ns\": {{ {} }},\n  \"exit_latency_ns\": {{ {} }},\n  \"target_residency_ns\": {{ {} }}\n}}\n",
             self.trace.replace('\\', "\\\\").replace('"', "\\\""),
             self.table.name,
             self.gov,
             self.wake_delay_ns
                 .map_or("null".to_string(), |d| (d / US).to_string()),
+            self.irq_delay_ns / US,
             self.relax_ns,
             s.periods,
             s.entries,
@@ -1245,6 +1307,7 @@ fn main() -> ExitCode {
     let mut corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus").to_string();
     let (mut replay, mut table, mut gov) = (None, None, None);
     let mut wake_delay_ns = None;
+    let mut irq_delay_ns = 0;
     let mut baseline = concat!(env!("CARGO_MANIFEST_DIR"), "/bar-baseline.json").to_string();
     let (mut baseline_given, mut write_baseline) = (false, None);
     let mut i = 1;
@@ -1273,6 +1336,13 @@ fn main() -> ExitCode {
                 Some(n) if (0..=1_000_000).contains(&n) => wake_delay_ns = Some(n * US),
                 _ => {
                     eprintln!("cpuidle-sim: --wake-delay-us wants 0..1000000 us");
+                    return ExitCode::from(2);
+                }
+            },
+            "--irq-delay-us" => match val.and_then(|v| v.parse::<i64>().ok()) {
+                Some(n) if (0..=1_000_000).contains(&n) => irq_delay_ns = n * US,
+                _ => {
+                    eprintln!("cpuidle-sim: --irq-delay-us wants 0..1000000 us");
                     return ExitCode::from(2);
                 }
             },
@@ -1349,7 +1419,19 @@ fn main() -> ExitCode {
         let mut core = Core::lock();
         core.set_relax_ns(relax_ns);
         core.set_exact_poll(exact_poll);
-        let r = match Replay::run(&mut core, &trace, t, gov, wake_delay_ns, relax_ns) {
+        if irq_delay_ns != 0 && wake_delay_ns.is_none() {
+            eprintln!("cpuidle-sim: --irq-delay-us goes with --wake-delay-us (the emulated world)");
+            return ExitCode::from(2);
+        }
+        let r = match Replay::run(
+            &mut core,
+            &trace,
+            t,
+            gov,
+            wake_delay_ns,
+            irq_delay_ns,
+            relax_ns,
+        ) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("cpuidle-sim: {e}");
@@ -1365,8 +1447,10 @@ fn main() -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    if table.is_some() || gov.is_some() || wake_delay_ns.is_some() {
-        eprintln!("cpuidle-sim: --table, --governor and --wake-delay-us go with --replay");
+    if table.is_some() || gov.is_some() || wake_delay_ns.is_some() || irq_delay_ns != 0 {
+        eprintln!(
+            "cpuidle-sim: --table, --governor, --wake-delay-us and --irq-delay-us go with --replay"
+        );
         return ExitCode::from(2);
     }
     if check && write_baseline.is_some() {
@@ -1972,6 +2056,7 @@ mod tests {
             table: t,
             gov: "fixed",
             wake_delay_ns: None,
+            irq_delay_ns: 0,
             relax_ns: 1,
             score: s,
         };
@@ -1999,7 +2084,7 @@ mod tests {
         for gov in GOVS {
             let mut core = Core::lock();
             let t = table_named("x86-like-x10").unwrap();
-            let r = Replay::run(&mut core, &trace, t, gov, None, 1).unwrap();
+            let r = Replay::run(&mut core, &trace, t, gov, None, 0, 1).unwrap();
             let s = &r.score;
             assert_eq!((s.periods, s.above, s.below), (50, 0, 0), "{gov}");
             // the first entry may keep the tick (no history yet)
@@ -2043,6 +2128,66 @@ mod tests {
         assert!(s.entries >= 800 / 21);
         std::fs::remove_file(irq).unwrap();
         std::fs::remove_file(late).unwrap();
+    }
+
+    /// The emulated world's interrupt delay: an interrupt before the timer
+    /// reaches a halted CPU `--irq-delay-us` late, a polling one at once;
+    /// a recorded wake-up from a halting state held the delay already.
+    #[test]
+    fn emulated_world_delays_interrupts_to_halted_cpus_only() {
+        let t = table_named("x86-like-x10").unwrap();
+        // exit latencies 0/20/100/1330 us; an interrupt recorded at 500 us
+        // with the guest in C1 (halted), and one with it polling
+        let tr = trace_file(
+            "irqdelay",
+            &[
+                "100000 500 irq 4000 2000000000 1",
+                "100000 500 irq 4000 2000000000 0",
+                "300 300 timer 4000 2000000000 1",
+            ],
+        );
+        let run = |state: usize, irq_us: i64| {
+            let mut core = Core::lock();
+            core.set_relax_ns(1);
+            core.set_exact_poll(false);
+            core.set_emulated(Some(0));
+            core.set_irq_delay(irq_us * US);
+            let mut eps = load_trace(std::path::Path::new(&tr), true).unwrap();
+            raise_times(&mut eps, &t, irq_us * US).unwrap();
+            let s = simulate(
+                &mut core,
+                &mut Fixed(vec![(state, true)], 0),
+                &t,
+                "test",
+                &eps,
+            );
+            core.set_emulated(None);
+            s.state_ns[state] / US as u64
+        };
+        // (to the microsecond: a poll notices the wake-up at its next
+        // clock read)
+        let near = |got: u64, want: u64| assert!(got.abs_diff(want) <= 2, "{got} vs {want}");
+        // halted in C1: raised at 400 us, resumed at 500, 20 us exit; the
+        // polled one raised at 500, resumed at 600; the timer at 300
+        near(run(1, 100), (500 + 20) + (600 + 20) + (300 + 20));
+        // polling: at once, at 400 and 500 us; the timer at 300
+        near(run(0, 100), 400 + 500 + 300);
+        // no delay: the recorded times
+        near(run(1, 0), 3 * 20 + 500 + 500 + 300);
+        near(run(0, 0), 500 + 500 + 300);
+        // a state the table does not have
+        let bad = trace_file("irqbad", &["100000 500 irq 4000 2000000000 7"]);
+        let mut eps = load_trace(std::path::Path::new(&bad), true).unwrap();
+        assert!(raise_times(&mut eps, &t, US)
+            .unwrap_err()
+            .contains("state 7"));
+        assert!(load_trace(
+            std::path::Path::new(&trace_file("irqbad2", &["1 1 irq 1 1 x"])),
+            true
+        )
+        .is_err());
+        std::fs::remove_file(tr).unwrap();
+        std::fs::remove_file(bad).unwrap();
     }
 
     /// src/world.c with no delay and no wake-up past the timer is core.c's

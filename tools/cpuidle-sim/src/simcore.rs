@@ -47,6 +47,7 @@ extern "C" {
     fn simcore_set_relax_ns(ns: u64);
     fn simcore_set_exact_poll(exact: bool);
     fn simcore_set_emulated(on: bool, wake_delay_ns: i64);
+    fn simcore_set_irq_delay(irq_delay_ns: i64);
     #[cfg(test)]
     fn simcore_set_fixed_residency(ns: i64);
     fn simcore_qos_default_us() -> i32;
@@ -160,6 +161,15 @@ impl Core {
     pub fn set_emulated(&mut self, wake_delay_ns: Option<i64>) {
         // SAFETY: plain call.
         unsafe { simcore_set_emulated(wake_delay_ns.is_some(), wake_delay_ns.unwrap_or(0)) }
+    }
+
+    /// In the emulated world (after [`Core::set_emulated`] with `Some`):
+    /// an interrupt that ends an episode before its timer reaches a halted
+    /// CPU `ns` late, a polling one at once.  `set_emulated(None)` resets
+    /// it to 0.
+    pub fn set_irq_delay(&mut self, ns: i64) {
+        // SAFETY: plain call.
+        unsafe { simcore_set_irq_delay(ns) }
     }
 
     /// The cost of one `cpu_relax()` in the simulated clock, ns (>= 1).

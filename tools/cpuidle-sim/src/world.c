@@ -19,7 +19,14 @@
  *    interrupt delivered late): the CPU halts until then, it does not
  *    resume at the timer's expiry (core.c's rule, under which a wake-up
  *    past the timer cannot happen).  The recorded time already holds the
- *    emulator's delay: no delay is added to it.
+ *    emulator's delay: no delay is added to it;
+ *  - an interrupt that ends the episode before its timer (an IPI from the
+ *    waker, a device) reaches a halted CPU irq_delay_ns late
+ *    (simcore_set_irq_delay(), cpuidle-sim --irq-delay-us), a polling one
+ *    at once: the waker of a polling CPU only sets need_resched, and a
+ *    halted vCPU's thread must be woken.  The episode's wake-up is then
+ *    when the interrupt was raised (the caller takes the delay off the
+ *    recorded time where the guest's CPU was halted).
  *
  * A halted CPU thus resumes at the earlier of the wake-up and the tick's
  * delivery, then spends its exit latency with IRQs off, as in core.c.
@@ -34,6 +41,7 @@
 static struct {
 	bool on;
 	s64 wake_delay_ns;
+	s64 irq_delay_ns;
 } emu;
 
 static int simcore_state_enter_emulated(struct cpuidle_device *d,
@@ -47,6 +55,9 @@ static int simcore_state_enter_emulated(struct cpuidle_device *d,
 		return index;
 	}
 	w.woken_by = 1;
+	/* an interrupt before the timer: late to a halted CPU */
+	if (w.wake < w.timer)
+		until += emu.irq_delay_ns;
 	if (tick->active && tick->expires + emu.wake_delay_ns < until) {
 		until = tick->expires + emu.wake_delay_ns;
 		w.woken_by = 2;
@@ -57,11 +68,20 @@ static int simcore_state_enter_emulated(struct cpuidle_device *d,
 	return index;
 }
 
-/* The emulated world from the next simcore_init_world() on (off: core.c's). */
+/* The emulated world from the next simcore_init_world() on (off: core.c's,
+ * and no interrupt delay). */
 void simcore_set_emulated(bool on, s64 wake_delay_ns)
 {
 	emu.on = on;
 	emu.wake_delay_ns = wake_delay_ns > 0 ? wake_delay_ns : 0;
+	if (!on)
+		emu.irq_delay_ns = 0;
+}
+
+/* In the emulated world: how late an interrupt reaches a halted CPU. */
+void simcore_set_irq_delay(s64 irq_delay_ns)
+{
+	emu.irq_delay_ns = irq_delay_ns > 0 ? irq_delay_ns : 0;
 }
 
 /* simcore_init(), then the emulated ->enter() if asked for. */

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Self-tests of scripts/trace2corpus.py on crafted REC lines.
+
+Each check holds only if the episodes written and the guest's figures are
+what the REC lines say: far sleep lengths (a CPU with no timer, printed
+whole or as the INT_MIN of an older recorder's %d), entries joined at the
+tick, timer and interrupt wake-ups, the exit latency taken off, the
+held-out split.  Prints "ok NAME" or "FAIL NAME: ..." per check, then
+"trace2corpus self-test: N passed, N failed".  TRACE2CORPUS=PATH tests
+another copy (a mutant).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.environ.get("TRACE2CORPUS", os.path.join(TOP, "scripts", "trace2corpus.py"))
+T = "x86-like-x10"
+META = ["BENCH-META exit_latency_us %s s0 0" % T, "BENCH-META exit_latency_us %s s1 20" % T,
+        "BENCH-META exit_latency_us %s s2 100" % T]
+
+
+def rec(work, cpu, t, sleep, dur, tick, state, miss="-", gov="teo"):
+    return "REC %s %s %s %d %d %d %d %d %d %s" % (T, gov, work, cpu, t, sleep, dur, tick, state, miss)
+
+
+LINES = META + [
+    # idle, CPU0: no timer at all, as the old recorder printed it (INT_MIN)
+    # and as it prints it now (KTIME_MAX / 1000), an interrupt after 5 ms
+    rec("idle", 0, 1000, -2147483648, 5100, -2147483648, 2, "above"),
+    rec("idle", 0, 10000, 9223372036854, 5100, 9223372036854, 2),
+    # a timer 300 us away, met to the microsecond (state 1: 20 us exit)
+    rec("idle", 0, 20000, 300, 320, 300, 1),
+    # a timer already overdue (a negative sleep length) polled for 40 us
+    rec("idle", 0, 30000, -1800, 40, -1800, 0, "below"),
+    # CPU1: woken by the tick after 4000 us, idle again 30 us later, and
+    # at the tick again 2000 us on: one episode of 6130 us that ended at a
+    # tick (a timer wake-up there); then an interrupt after 700 us
+    rec("idle", 1, 1000, 50000, 4100, 4000, 2),
+    rec("idle", 1, 5130, 45000, 2100, 2000, 2),
+    rec("idle", 1, 8000, 40000, 720, 1500, 1),
+    # a held-out workload
+    rec("gzip", 0, 1000, 800, 820, 800, 1),
+    "REC %s teo idle 0 1 2 3" % T,  # malformed: too few fields
+]
+
+
+def run(tmp):
+    log = os.path.join(tmp, "console.log")
+    with open(log, "w") as f:
+        f.write("\n".join("[ 1.0] " + l for l in LINES) + "\n")
+    out = os.path.join(tmp, "out")
+    p = subprocess.run([sys.executable, SCRIPT, log, out], capture_output=True, text=True)
+    traces = {}
+    for sub in ("tuning", "heldout"):
+        d = os.path.join(out, "corpus", sub)
+        for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            with open(os.path.join(d, name)) as f:
+                traces[(sub, name)] = [l.split() for l in f if not l.startswith("#")]
+    guest = None
+    if os.path.exists(os.path.join(out, "guest-idle.json")):
+        with open(os.path.join(out, "guest-idle.json")) as f:
+            guest = json.load(f)
+    return p, traces, guest
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="trace2corpus-test.")
+    p, traces, guest = run(tmp)
+    idle = traces.get(("tuning", "%s.idle.teo.trace" % T), [])
+    runs = {r["workload"]: r for r in (guest or {}).get("runs", [])}
+    checks = [
+        ("exit 0, one malformed line", lambda: p.returncode == 0 and guest["malformed_lines"] == 1),
+        ("no timer (INT_MIN or KTIME_MAX): a far sleep length, an interrupt", lambda:
+         idle[0] == ["1000000000", "5000", "irq", "1000000000", "2000000000"] and
+         idle[1] == ["1000000000", "5000", "irq", "1000000000", "2000000000"]),
+        ("a timer met: a timer wake-up, the exit latency taken off", lambda:
+         idle[2][:3] == ["300", "300", "timer"]),
+        ("an overdue timer: sleep length 1 us", lambda: idle[3][:2] == ["1", "40"]),
+        ("the tick's wake-up joined with the next entry: one episode", lambda:
+         idle[4][:3] == ["6130", "6130", "timer"] and idle[5][:3] == ["40000", "700", "irq"] and
+         len(idle) == 6),
+        ("the held-out workload in heldout/", lambda:
+         traces.get(("heldout", "%s.gzip.teo.trace" % T)) == [["800", "800", "timer", "800", "2000000000"]]),
+        ("the guest's figures: entries, above/below per entry, shares", lambda:
+         runs["idle"]["entries"] == 7 and abs(runs["idle"]["above_per_entry"] - 1 / 7) < 1e-9 and
+         abs(runs["idle"]["below_per_entry"] - 1 / 7) < 1e-9 and
+         abs(runs["idle"]["share"]["s0"] - 40 / 17480) < 1e-9),
+    ]
+    passed = failed = 0
+    for name, check in checks:
+        try:
+            ok, why = bool(check()), ""
+        except Exception as e:  # a missing trace or key is a failure too
+            ok, why = False, "%s: %s" % (type(e).__name__, e)
+        print("%s %s%s" % ("ok" if ok else "FAIL", name, ": " + why if why else ""))
+        passed, failed = passed + ok, failed + (not ok)
+    if failed:
+        print(p.stdout + p.stderr, end="")
+    shutil.rmtree(tmp)
+    print("trace2corpus self-test: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
