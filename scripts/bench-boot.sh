@@ -1,24 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench-boot.sh PARTS LOG: build the x86_64 bench kernel (configs/
-# bench.config: no lock or memory debugging, tracing on), an initramfs with
-# the field's tools (Debian's rt-tests, linux-perf, iperf3, ioping), and
-# boot it in bench mode running PARTS (comma-separated: bench, record,
-# seeds; scripts/*-guest.sh).  The console goes to LOG.  Fails if the guest
-# did not finish (no BENCH-DONE) or reported an error (BENCH-ERROR).
+# bench-boot.sh PARTS LOG [ARCH]: build ARCH's bench kernel (configs/
+# bench.config: no lock or memory debugging, tracing on; ARCH x86_64 by
+# default, or ppc64le), an initramfs with the field's tools (x86_64:
+# Debian's rt-tests, linux-perf, iperf3, ioping; ppc64le: rt-tests and
+# idlebench), and boot it in bench mode running PARTS (comma-separated:
+# bench, record, seeds; scripts/*-guest.sh).  The console goes to LOG.
+# Fails if the guest did not finish (no BENCH-DONE) or reported an error
+# (BENCH-ERROR).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-parts=$1 log=$2
+parts=$1 log=$2 arch=${3:-x86_64}
 export PROFILE=bench
-arch_setup x86_64
-"$TOP/scripts/build.sh" x86_64
+case $arch in
+x86_64) tools="cyclictest hackbench perf iperf3 ioping" ;;
+ppc64le) tools="cyclictest idlebench" ;;
+*) die "bench-boot: no bench guest for $arch (x86_64 or ppc64le)" ;;
+esac
+arch_setup "$arch"
+"$TOP/scripts/build.sh" "$arch"
 initrd=$BUILD/rcpuidle-bench.cpio
-RCPUIDLE_GUEST_TOOLS="cyclictest hackbench perf iperf3 ioping" "$TOP/scripts/mkinitramfs.sh" x86_64 "$initrd"
-echo "bench: booting x86_64 (bench kernel) for $parts (console log $log)"
+RCPUIDLE_GUEST_TOOLS=$tools "$TOP/scripts/mkinitramfs.sh" "$arch" "$initrd"
+echo "bench: booting $arch (bench kernel) for $parts (console log $log)"
 rc=0
 RCPUIDLE_CMDLINE="rcpuidle.bench.part=$parts ${RCPUIDLE_CMDLINE:-} ${BENCH_ARGS:-}" \
-	"$TOP/scripts/boot.sh" x86_64 bench "$initrd" "$log" "${BENCH_TIMEOUT:-5400}" || rc=$?
+	"$TOP/scripts/boot.sh" "$arch" bench "$initrd" "$log" "${BENCH_TIMEOUT:-5400}" || rc=$?
 grep -q 'BENCH-DONE' "$log" || die "the bench guest did not finish (QEMU rc $rc, log $log)"
 if grep -q 'BENCH-ERROR' "$log"; then
 	grep 'BENCH-ERROR' "$log" | head -n 10

@@ -10,6 +10,9 @@
 #   ppc64le  the machine's suite's ppc64el packages through a private apt
 #            root (scripts/apt-root.sh); the libraries from the ELF NEEDED
 #            entries, followed recursively
+# TOOL idlebench (ppc64le; mkinitramfs.sh builds it for x86_64 with the
+# machine's gcc) is the project's benchmark program (tools/idlebench),
+# built static with clang against that suite's ppc64el libc6-dev.
 # A tool that is not known, or a library that cannot be found, is an error.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -28,6 +31,9 @@ pkg_of() {
 	cpupower) echo linux-cpupower ;;
 	iperf3) echo iperf3 ;;
 	ioping) echo ioping ;;
+	# (gcc-dev: the libgcc-N-dev of the suite's gcc, resolved below)
+	idlebench) [ "$arch" = ppc64le ] && echo libc6-dev && echo gcc-dev ||
+		die "guest-tools: idlebench is built by mkinitramfs.sh for $arch" ;;
 	*) die "guest-tools: no Debian package known for tool '$1'" ;;
 	esac
 }
@@ -58,6 +64,12 @@ if [ "$arch" = ppc64le ]; then
 	if [ "${GUEST_TOOLS_REFRESHED:-0}" = 1 ]; then rm -f "$APTROOT/updated"; fi
 	apt_refresh
 	a=ppc64el
+	if echo "$pkgs" | grep -qx gcc-dev; then
+		v=$(apt-cache "${APT_OPTS[@]}" depends "gcc:$a" 2>/dev/null |
+			sed -n "s/^ *Depends: gcc-\([0-9]*\):$a\$/\1/p" | head -n1)
+		[ -n "$v" ] || die "guest-tools: no gcc version for $a (apt-cache depends gcc:$a)"
+		pkgs=$(echo "$pkgs" | sed "s/^gcc-dev\$/libgcc-$v-dev/")
+	fi
 	# shellcheck disable=SC2086 # package names
 	list=$(apt-cache "${APT_OPTS[@]}" depends --recurse --no-recommends --no-suggests \
 		--no-conflicts --no-breaks --no-replaces --no-enhances $(printf "%s:$a " $pkgs) 2>/dev/null |
@@ -100,6 +112,12 @@ if [ "$arch" = ppc64le ]; then
 	}
 	mkdir -p "$root/usr/bin" "$root/lib/powerpc64le-linux-gnu" "$root/lib64"
 	for t in "$@"; do
+		if [ "$t" = idlebench ]; then
+			clang-19 --target=powerpc64le-linux-gnu --sysroot="$sys" -O2 -Wall -Werror -static \
+				-fuse-ld=lld -o "$root/usr/bin/idlebench" "$TOP/tools/idlebench/idlebench.c" ||
+				die "guest-tools: cannot build tools/idlebench against $sys"
+			continue
+		fi
 		program "$t"
 		need "$bin"
 		interp=$(llvm-readelf-19 -l "$bin" | sed -n 's/.*interpreter: \(.*\)\]/\1/p')

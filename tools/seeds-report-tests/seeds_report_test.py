@@ -26,7 +26,8 @@ REPS = 9
 LOAD = [0.55, 1.4, 0.8, 1.2, 0.6, 1.0, 1.45, 0.7, 1.1]
 SLEEPS = [100, 200, 500, 1000, 2000, 5000, 10000]
 PREFIXES = ["", "[   12.345678] ", "~ # ", "rcu: note "]
-TABLES = {"000": "msm8916-x10", "002": "x86-like-x10", "004": "x86-like-x10"}
+TABLES = {"000": "msm8916-x10", "002": "x86-like-x10", "003": "pseries-dedicated",
+          "004": "x86-like-x10"}
 KEYS = {"seed", "metric", "governor", "seed_before", "seed_after", "ours_before", "ours_after",
         "n", "ci_low", "ci_high", "reproduces", "reason"}
 TOP_KEYS = {"complete", "errors", "malformed_lines", "meta", "rows", "sweep", "plots"}
@@ -48,6 +49,15 @@ def crafted():
         ("001", "ioping_iops"): ba(20000, 30000),
         ("001", "idle_mw"): ba(100, 100),
         ("004", "us_per_loop"): ba(30, 20),
+        # 003, in a second (ppc64le) log: the seed claims no change; ours
+        # unchanged (within the margin), 30 % up (not unchanged), and a
+        # spread too wide to tell; XCEDE1's share from none to some
+        ("003", "pipe_loops_per_s"): ba(20000, 20100),
+        ("003", "wake_p50_us"): ba(100, 130),
+        ("003", "wake_p99_us"): {g: dict(before=[500 * rnd.gauss(1, 0.15) for _ in LOAD],
+                                         after=[500 * rnd.gauss(1, 0.15) for _ in LOAD])
+                                 for g in GOVS},
+        ("003", "xcede_idle_share"): {g: dict(before=[0.0] * REPS, after=noisy(0.6)) for g in GOVS},
         # teo below menu as in the seed, rteo as menu
         ("002", "state0_entries_per_s"): {g: {"pipe-same-cpu": noisy(4e4 if g == "teo" else 5e4)}
                                           for g in GOVS},
@@ -87,11 +97,11 @@ MALFORMED = [
 OTHER = ["random: SEEDS of the crng", "RESEED 000 a b c 1 d 2", "SEED-like: no"]
 
 
-def log(values, done=True, error=None, malformed=False, skip=()):
+def log(values, done=True, error=None, malformed=False, skip=(), seeds=("000", "001", "002", "004")):
     out = ["Linux version 7.3", "BENCH-META scale 10",
            "BENCH-META seed000 state1_latency_us 2800 qos_us 2799"] + OTHER
     n = 0
-    for seed in ("000", "001", "002", "004"):
+    for seed in seeds:
         if seed in skip:
             continue
         for rep in range(1, REPS + 1):
@@ -115,13 +125,16 @@ def log(values, done=True, error=None, malformed=False, skip=()):
     return "\n".join(out) + "\n"
 
 
-def run(tmp, name, text):
+def run(tmp, name, *texts):
+    """The report over one console log per text (x86_64's, then ppc64le's)."""
     d = os.path.join(tmp, name)
     os.makedirs(d)
-    with open(os.path.join(d, "console.log"), "w") as f:
-        f.write(text)
-    p = subprocess.run([sys.executable, REPORT, d, os.path.join(d, "console.log")],
-                       capture_output=True, text=True)
+    logs = []
+    for i, text in enumerate(texts):
+        logs.append(os.path.join(d, "console-%d.log" % i))
+        with open(logs[-1], "w") as f:
+            f.write(text)
+    p = subprocess.run([sys.executable, REPORT, d] + logs, capture_output=True, text=True)
     res = dict(rc=p.returncode, err=p.stderr, dir=d, summary=None, md="")
     if os.path.exists(os.path.join(d, "summary.json")):
         with open(os.path.join(d, "summary.json")) as f:
@@ -142,7 +155,7 @@ def section(md, seed):
 def main():
     values = crafted()
     tmp = tempfile.mkdtemp(prefix="seeds-report-test.")
-    base = run(tmp, "base", log(values, malformed=True))
+    base = run(tmp, "base", log(values, malformed=True), log(values, seeds=("003",)))
     s, md = base["summary"] or {}, base["md"]
     avg = values[("000", "avg_us")]
     verdicts = lambda seed, metric: {g: r["reproduces"] for g, r in rows(s, seed, metric).items()}
@@ -171,10 +184,18 @@ def main():
             abs(rows(s, "002", m)["teo"]["ours_before"] -
                 statistics.median(values[("002", m)]["menu"]["pipe-same-cpu"])) < 1e-3
             for m in ("state0_entries_per_s", "state0_share_pct"))),
-        ("003: one row, not run, a reason", lambda: [(r["ours_before"], r["ours_after"], r["n"],
-                                                     r["reproduces"], bool(r["reason"]))
-                                                    for r in s["rows"] if r["seed"] == "003"]
-         == [(None, None, 0, "not run", True)]),
+        ("003 from the second log: no change claimed, judged within the margin", lambda:
+         set(verdicts("003", "pipe_loops_per_s").values()) == {"yes"} and
+         set(verdicts("003", "wake_p50_us").values()) == {"no"} and
+         set(verdicts("003", "wake_p99_us").values()) == {"not shown"} and
+         all(r["ci_low"] < 1 / 1.05 or r["ci_high"] > 1.05
+             for r in rows(s, "003", "wake_p99_us").values())),
+        ("003: XCEDE1's share from none: yes, no ratio of the seed's 0", lambda:
+         set(verdicts("003", "xcede_idle_share").values()) == {"yes"} and
+         "| xcede_idle_share | teo | 0 -> 0.9125 | 0 -> 0.6" in section(md, "003")),
+        ("003: ebizzy not run, the reason", lambda: [(r["n"], r["reproduces"], "Debian" in r["reason"])
+                                                    for r in s["rows"] if r["metric"] == "ebizzy_records_s"]
+         == [(0, "not run", True)]),
         ("002's sweep: every governor, state and sleep; its medians", lambda:
          len(s["sweep"]) == len(GOVS) * 3 * len(SLEEPS) and all(
              abs(w["median"] - statistics.median(values[("002", "share_s%d" % w["state"])]
@@ -187,16 +208,22 @@ def main():
          "x10 (BENCH-META scale)" in md),
         ("(d) malformed lines counted, prefixed ones parsed", lambda: s["malformed_lines"] ==
          len(MALFORMED) and "lines ignored: %d" % len(MALFORMED) in md),
-        ("a plot per seed run", lambda: s["plots"] == ["seed-%s.png" % k for k in ("000", "001", "002", "004")]
+        ("a plot per seed run", lambda: s["plots"] == ["seed-%s.png" % k for k in ("000", "001", "002", "003", "004")]
          and all(open(os.path.join(base["dir"], p), "rb").read(8) == b"\x89PNG\r\n\x1a\n" for p in s["plots"])),
     ]
     nodone = run(tmp, "nodone", log(values, done=False, skip=("001",)))
+    ppcdone = run(tmp, "ppc-nodone", log(values), log(values, done=False, seeds=("003",)))
     err = run(tmp, "error", log(values, error="BENCH-ERROR load msm8916 scale=10"))
     checks += [
         ("(c) no BENCH-DONE: non-zero, incomplete, said; a seed absent: not run", lambda:
          nodone["rc"] != 0 and nodone["summary"]["complete"] is False and "INCOMPLETE" in nodone["md"]
          and verdicts("000", "avg_us") == {g: r["reproduces"] for g, r in rows(nodone["summary"], "000", "avg_us").items()}
          and [r["reproduces"] for r in nodone["summary"]["rows"] if r["seed"] == "001"] == ["not run"] * 3),
+        ("one log of two without BENCH-DONE: non-zero, incomplete, which log", lambda:
+         ppcdone["rc"] != 0 and ppcdone["summary"]["complete"] is False and
+         "no BENCH-DONE in console-1.log" in ppcdone["md"]),
+        ("one log: 003 not run, every row", lambda: {r["reproduces"] for r in nodone["summary"]["rows"]
+                                                     if r["seed"] == "003"} == {"not run"}),
         ("BENCH-ERROR: non-zero, incomplete, said", lambda: err["rc"] != 0 and
          err["summary"]["errors"] == ["load msm8916 scale=10"] and "load msm8916" in err["md"]),
     ]
