@@ -5,9 +5,11 @@
 # default mode brings.  The simulator runs with every rule, then with each
 # rule switched off in turn (cpuidle-sim --rules, the bits of the core's
 # `rule` module, as the rteo.rules parameter sets them in the kernel).
-# Prints the headline of the whole corpus for each, or with TABLE/CLASS
-# (e.g. mvebu-xp/periodic-timer) that trace's too-deep and too-shallow
-# entries.
+# Prints the headline of the tuning set (synthetic classes and tuning
+# traces) for each, then the bar's four metrics on the held-out traces
+# (tools/cpuidle-sim/README.md, "The bar"), with teo's and menu's; or with
+# TABLE/CLASS (e.g. mvebu-xp/periodic-timer) that trace's too-deep and
+# too-shallow entries.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
@@ -33,9 +35,12 @@ run() {
 				END { exit !f }' || { echo "rteo-ablation: no trace $only" >&2; exit 1; }
 		return
 	fi
-	"$sim" --episodes "$episodes" --rules "$2" |
+	"$sim" --episodes "$episodes" --rules "$2" --json "$tmp/$2.json" |
 		awk -F'|' -v n="$1" '$2 ~ /^ rteo / { printf "| %s |%s|%s|%s|%s|\n", n, $3, $4, $5, $7 }'
+	echo "$1|$2" >>"$tmp/runs"
 }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
 if [ -n "$only" ]; then
 	echo "| rteo default mode, $only | too-deep entries | too-shallow entries |"
@@ -49,3 +54,21 @@ for i in "${!names[@]}"; do
 	run "without ${names[$i]}" "$((all & ~(1 << i)))"
 done
 run "no rule (= teo)" 0
+[ -n "$only" ] && exit 0
+# the held-out set: what the bar holds rteo to
+echo
+/usr/bin/python3 - "$tmp" <<'PY'
+import json, sys
+tmp = sys.argv[1]
+keys = ("energy_regret", "too_deep_per_entry", "too_shallow_per_entry", "irq_exit_latency_us")
+print("| held-out | energy regret | too deep per entry | too shallow per entry | IRQ exit latency (us) |")
+print("|---|---|---|---|---|")
+last = None
+for line in open(tmp + "/runs"):
+    name, mask = line.rstrip("\n").split("|")
+    h = json.load(open("%s/%s.json" % (tmp, mask)))["heldout"]
+    print("| rteo %s | %s |" % (name, " | ".join("%.4f" % h["rteo"][k] for k in keys)))
+    last = h
+for g in ("teo", "menu"):
+    print("| %s | %s |" % (g, " | ".join("%.4f" % last[g][k] for k in keys)))
+PY
