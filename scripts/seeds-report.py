@@ -156,7 +156,10 @@ SEEDS = {
              "[1/1.05, 1.05].",
         why="QEMU's H_CEDE halts the vCPU whatever the cede latency hint: XCEDE1 costs what "
             "CEDE costs, plus the broadcast timer's IPI its timer-stop flag brings; under TCG "
-            "the wake-up latency is the emulator's. ebizzy is not packaged by Debian."),
+            "the wake-up latency is the emulator's. Where the pipe runs faster with XCEDE1 "
+            "offered, one likely cause (not measured here) is the polling state: a vCPU in "
+            "snooze keeps its host thread busy, and the guest has as many vCPUs as this "
+            "machine has cores. ebizzy is not packaged by Debian."),
     "004": dict(
         title="menu's polling fallback (Mike Galbraith, April 2016)",
         seed="pipe-test between two CPUs (taskset 0xc) in usecs per loop, the bisected \"cross "
