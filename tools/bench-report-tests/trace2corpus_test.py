@@ -46,6 +46,11 @@ LINES = META + [
     # a held-out workload
     rec("gzip", 0, 1000, 800, 820, 800, 1),
     "REC %s teo idle 0 1 2 3" % T,  # malformed: too few fields
+] + [
+    # pipe: wake-ups 7 us after entry when polling, 117 us (137 less C1's
+    # 20 us exit) when halted: an interrupt delay of 110 us
+    rec("pipe", i % 2, 100000 + 1000 * i, 9223372036854, 7 if i % 2 else 137, 4000, i % 2 ^ 1)
+    for i in range(50)
 ]
 
 
@@ -76,8 +81,8 @@ def main():
     checks = [
         ("exit 0, one malformed line", lambda: p.returncode == 0 and guest["malformed_lines"] == 1),
         ("no timer (INT_MIN or KTIME_MAX): a far sleep length, an interrupt", lambda:
-         idle[0] == ["1000000000", "5000", "irq", "1000000000", "2000000000"] and
-         idle[1] == ["1000000000", "5000", "irq", "1000000000", "2000000000"]),
+         idle[0] == ["1000000000", "5000", "irq", "1000000000", "2000000000", "2"] and
+         idle[1] == ["1000000000", "5000", "irq", "1000000000", "2000000000", "2"]),
         ("a timer met: a timer wake-up, the exit latency taken off", lambda:
          idle[2][:3] == ["300", "300", "timer"]),
         ("an overdue timer: sleep length 1 us", lambda: idle[3][:2] == ["1", "40"]),
@@ -85,7 +90,12 @@ def main():
          idle[4][:3] == ["6130", "6130", "timer"] and idle[5][:3] == ["40000", "700", "irq"] and
          len(idle) == 6),
         ("the held-out workload in heldout/", lambda:
-         traces.get(("heldout", "%s.gzip.teo.trace" % T)) == [["800", "800", "timer", "800", "2000000000"]]),
+         traces.get(("heldout", "%s.gzip.teo.trace" % T)) == [["800", "800", "timer", "800", "2000000000", "1"]]),
+        ("the state woken from: the joined episode's last entry's", lambda:
+         [e[5] for e in idle] == ["2", "2", "1", "0", "2", "1"]),
+        ("the interrupt delay from the pipe runs: 117 - 7 us", lambda:
+         guest["irq_delay"][T]["delay_us"] == 110 and guest["irq_delay"][T]["halting_state"] == 1
+         and guest["irq_delay"][T]["polling_n"] == 25),
         ("the guest's figures: entries, above/below per entry, shares", lambda:
          runs["idle"]["entries"] == 7 and abs(runs["idle"]["above_per_entry"] - 1 / 7) < 1e-9 and
          abs(runs["idle"]["below_per_entry"] - 1 / 7) < 1e-9 and
