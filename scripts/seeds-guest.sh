@@ -41,9 +41,16 @@ err() { echo "BENCH-ERROR $*"; }
 sum() { cat "$@" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 energy() { sed -n 's/.*energy_uj=\([0-9]*\).*/\1/p' "$E" | awk '{ s += $1 } END { print s + 0 }'; }
 up() { cut -d' ' -f1 /proc/uptime; }
+# gov NAME: a governor, or rteo-off=MASK: rteo's default mode with the rules
+# of MASK off (as bench-guest.sh's use_gov; RCPUIDLE_BENCH_GOVS names them)
+RTEO=/sys/module/rteo/parameters
 gov() {
 	case $1 in
-	rteo) echo menu >$SYS/cpuidle/current_governor &&
+	rteo-off=*) echo "${1#rteo-off=}" >$RTEO/rules_off || return 1 ;;
+	rteo) echo 0 >$RTEO/rules_off || return 1 ;;
+	esac
+	case $1 in
+	rteo*) echo menu >$SYS/cpuidle/current_governor &&
 		echo rteo >$SYS/cpuidle/current_governor ;;
 	*) echo "$1" >$SYS/cpuidle/current_governor ;;
 	esac
