@@ -255,6 +255,28 @@ def rows_of(data):
     return rows
 
 
+def vs_teo(data):
+    """Each other governor against teo, per seed, metric and condition: the
+    ratio of medians over the repetitions both ran, with its paired
+    bootstrap 95 % CI (002's sweep excluded: it has its own plot)."""
+    out = []
+    for (seed, metric), runs in sorted(data.items()):
+        if "teo" not in runs or metric.startswith("share_s"):
+            continue
+        for gov in br.order(runs):
+            if gov == "teo":
+                continue
+            for cond in sorted(runs[gov].keys() & runs["teo"].keys()):
+                reps = sorted(runs[gov][cond].keys() & runs["teo"][cond].keys())
+                if not reps:
+                    continue
+                med, lo, hi = br.paired([runs[gov][cond][r] for r in reps],
+                                        [runs["teo"][cond][r] for r in reps], br.ratio)
+                out.append(dict(seed=seed, metric=metric, condition=cond, num=gov, den="teo",
+                                median=med, ci_low=lo, ci_high=hi, n=len(reps)))
+    return out
+
+
 def sweep_of(data):
     """002's sleep sweep: each state's share of time per governor and sleep time."""
     out = []
@@ -365,7 +387,7 @@ def main():
             errors.append("no BENCH-DONE in %s" % os.path.basename(log))
         done = done and d
     complete = done and not errors and bool(data)
-    rows, sweep = rows_of(data), sweep_of(data)
+    rows, sweep, against = rows_of(data), sweep_of(data), vs_teo(data)
     scale = " ".join(meta["scale"][-1]) if meta.get("scale") else None
 
     md = ["# The seeds, replicated in the guest\n"]
@@ -397,6 +419,16 @@ def main():
         if counts["no"] or counts["not shown"]:
             md.append("Why it may not: %s%s\n" % (info["why"], "" if seed == "003" else
                       " The tables are time-scaled x%s (BENCH-META scale)." % (scale or "?")))
+        vt = [v for v in against if v["seed"] == seed]
+        if vt:
+            md.append("Each governor against teo, in the same repetitions (ratio of medians "
+                      "[paired 95 % CI]):\n")
+            md.append("| metric | condition | governor / teo | n |")
+            md.append("|---|---|---|---|")
+            md += ["| %s | %s | %s: x%s [%s, %s] | %d |" % (
+                v["metric"], v["condition"], v["num"], br.fmt(v["median"]), br.fmt(v["ci_low"]),
+                br.fmt(v["ci_high"]), v["n"]) for v in vt]
+            md.append("")
         name = "seed-%s.png" % seed
         if seed == "002" and sweep:
             plot_sweep(os.path.join(outdir, name), sweep)
@@ -413,7 +445,7 @@ def main():
 
     summary = dict(complete=complete, errors=errors, malformed_lines=len(bad),
                    meta={k: [" ".join(v) for v in vs] for k, vs in meta.items()},
-                   rows=rows, sweep=sweep, plots=plots)
+                   rows=rows, sweep=sweep, vs_teo=against, plots=plots)
     with open(os.path.join(outdir, "seeds.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     with open(os.path.join(outdir, "summary.json"), "w") as f:

@@ -30,7 +30,7 @@ TABLES = {"000": "msm8916-x10", "002": "x86-like-x10", "003": "pseries-dedicated
           "004": "x86-like-x10"}
 KEYS = {"seed", "metric", "governor", "seed_before", "seed_after", "ours_before", "ours_after",
         "n", "ci_low", "ci_high", "reproduces", "reason"}
-TOP_KEYS = {"complete", "errors", "malformed_lines", "meta", "rows", "sweep", "plots"}
+TOP_KEYS = {"complete", "errors", "malformed_lines", "meta", "rows", "sweep", "vs_teo", "plots"}
 SWEEP_KEYS = {"governor", "state", "sleep_us", "median", "ci_low", "ci_high", "n"}
 
 
@@ -196,6 +196,11 @@ def main():
         ("003: ebizzy not run, the reason", lambda: [(r["n"], r["reproduces"], "Debian" in r["reason"])
                                                     for r in s["rows"] if r["metric"] == "ebizzy_records_s"]
          == [(0, "not run", True)]),
+        ("each governor against teo: 002's pipe, teo below menu and rteo as menu", lambda: {
+            (v["num"], v["condition"]): v["ci_low"] > 1 for v in s["vs_teo"]
+            if (v["seed"], v["metric"]) == ("002", "state0_entries_per_s")} ==
+         {("rteo", "pipe-same-cpu"): True, ("menu", "pipe-same-cpu"): True} and
+         "| state0_entries_per_s | pipe-same-cpu | rteo: x" in section(md, "002")),
         ("002's sweep: every governor, state and sleep; its medians", lambda:
          len(s["sweep"]) == len(GOVS) * 3 * len(SLEEPS) and all(
              abs(w["median"] - statistics.median(values[("002", "share_s%d" % w["state"])]
