@@ -10,16 +10,21 @@ SYS=/sys/devices/system/cpu
 cpuidle=$SYS/cpuidle
 T=${RCPUIDLE_SHOW_SECONDS:-2}
 
-# snap FILE: per state "index name usage time above below", summed over CPUs
+# snap FILE: per state "index name usage time above below usage", summed over
+# CPUs, usage read before and after above/below: entries from one snapshot
+# to the next are counted from the first usage to the second, a window
+# that holds every above/below counted between them (the CPUs keep idling
+# while the counters are read)
 snap() {
 	for s in $SYS/cpu0/cpuidle/state*; do
 		i=${s##*state}
-		u=0 t=0 a=0 b=0
+		u=0 t=0 a=0 b=0 v=0
 		for c in $SYS/cpu[0-9]*/cpuidle/state$i; do
 			u=$((u + $(cat "$c/usage"))) t=$((t + $(cat "$c/time")))
 			a=$((a + $(cat "$c/above"))) b=$((b + $(cat "$c/below")))
+			v=$((v + $(cat "$c/usage")))
 		done
-		echo "$i $(cat "$s/name" | tr ' ' '_') $u $t $a $b"
+		echo "$i $(cat "$s/name" | tr ' ' '_') $u $t $a $b $v"
 	done >"$1"
 	cut -d' ' -f1 /proc/uptime >>"$1"
 }
@@ -83,9 +88,9 @@ for gov in $(cat $cpuidle/available_governors 2>/dev/null); do
 	awk -v gov="$gov" -v ncpu="$ncpu" '
 	FNR == 1 { f++ }
 	NF == 1 { up[f] = $1; next }
-	{ name[$1] = $2; u[f, $1] = $3; t[f, $1] = $4; a[f, $1] = $5; b[f, $1] = $6; if ($1 + 1 > n) n = $1 + 1 }
+	{ name[$1] = $2; u[f, $1] = $3; t[f, $1] = $4; a[f, $1] = $5; b[f, $1] = $6; v[f, $1] = $7; if ($1 + 1 > n) n = $1 + 1 }
 	function row(p, q, i,   du, dt, span) {
-		du = u[q, i] - u[p, i]; dt = t[q, i] - t[p, i]; span = (up[q] - up[p]) * 1e6 * ncpu
+		du = v[q, i] - u[p, i]; dt = t[q, i] - t[p, i]; span = (up[q] - up[p]) * 1e6 * ncpu
 		return sprintf("%6.1f %7d %5.2f %5.2f", 100 * dt / span, du,
 			du ? (a[q, i] - a[p, i]) / du : 0, du ? (b[q, i] - b[p, i]) / du : 0)
 	}
