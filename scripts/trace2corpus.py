@@ -62,10 +62,19 @@ def far(us):
     return FAR_US if us == AWK_INT_MIN or us > FAR_US else us
 
 
+def slack(us):
+    """How far from a time an event may be and still be at it: 20 us or 1 %."""
+    return max(20, us // 100)
+
+
+def idle_of(r, exit_us):
+    """An entry's idle time: its duration less its state's exit latency."""
+    return max(0, r["dur"] - exit_us.get(r["state"], 0))
+
+
 def is_irq(r, idle):
     """An entry ended by an interrupt: not at the tick, well before its timer."""
-    return (abs(idle - r["tick"]) > max(20, r["tick"] // 100) and
-            r["sleep"] - idle > max(20, r["sleep"] // 100))
+    return abs(idle - r["tick"]) > slack(r["tick"]) and r["sleep"] - idle > slack(r["sleep"])
 
 
 def irq_delay(recs, exit_us):
@@ -74,8 +83,9 @@ def irq_delay(recs, exit_us):
     halting = sorted(s for s, us in exit_us.items() if us > 0)
     if not polling or not halting:
         return None
-    idle = {s: sorted(max(0, r["dur"] - exit_us[s]) for r in recs if r["state"] == s and
-                      is_irq(r, max(0, r["dur"] - exit_us[s]))) for s in (polling[0], halting[0])}
+    idle = {s: sorted(idle_of(r, exit_us) for r in recs
+                      if r["state"] == s and is_irq(r, idle_of(r, exit_us)))
+            for s in (polling[0], halting[0])}
     if min(len(v) for v in idle.values()) < 20:
         return None
     med = {s: v[len(v) // 2] for s, v in idle.items()}
@@ -94,16 +104,16 @@ def episodes(recs, exit_us):
         k = i
         while True:
             r = recs[k]
-            idle = max(0, r["dur"] - exit_us.get(r["state"], 0))
+            idle = idle_of(r, exit_us)
             end = r["t"] + idle
-            at_tick = abs(idle - r["tick"]) <= max(20, r["tick"] // 100)
+            at_tick = abs(idle - r["tick"]) <= slack(r["tick"])
             if at_tick and k + 1 < n and recs[k + 1]["t"] - (r["t"] + r["dur"]) < GAP_US:
                 k += 1
                 continue
             break
         wake = end - start["t"]
         sleep = start["sleep"]
-        if at_tick or abs(wake - sleep) <= max(20, sleep // 100):
+        if at_tick or abs(wake - sleep) <= slack(sleep):
             src = "timer"
             sleep = min(sleep, wake)
         else:

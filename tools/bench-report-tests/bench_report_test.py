@@ -19,6 +19,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import selftest_checks  # noqa: E402  (tools/selftest_checks.py)
+
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REPORT = os.environ.get("BENCH_REPORT", os.path.join(TOP, "scripts", "bench-report.py"))
 FIDELITY = os.environ.get("FIDELITY", os.path.join(TOP, "scripts", "fidelity.py"))
@@ -301,20 +304,9 @@ def main():
          "| share_s0 | 5 of 7 |" not in fsec and "| share_s0 | 1 of 3 |" in fsec),
     ]
 
-    passed = failed = 0
-    for name, check in checks:
-        try:
-            ok = bool(check())
-            why = ""
-        except Exception as e:  # a missing key or row is a failure too
-            ok, why = False, "%s: %s" % (type(e).__name__, e)
-        print("%s %s%s" % ("ok" if ok else "FAIL", name, ": " + why if why else ""))
-        passed, failed = passed + ok, failed + (not ok)
-    if failed:
-        print(base["err"] or "", end="")
+    rc = selftest_checks.run(checks, "bench report self-test", base["err"])
     shutil.rmtree(tmp)
-    print("bench report self-test: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return rc
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import selftest_checks  # noqa: E402  (tools/selftest_checks.py)
+
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.environ.get("TRACE2CORPUS", os.path.join(TOP, "scripts", "trace2corpus.py"))
 T = "x86-like-x10"
@@ -101,19 +104,9 @@ def main():
          abs(runs["idle"]["below_per_entry"] - 1 / 7) < 1e-9 and
          abs(runs["idle"]["share"]["s0"] - 40 / 17480) < 1e-9),
     ]
-    passed = failed = 0
-    for name, check in checks:
-        try:
-            ok, why = bool(check()), ""
-        except Exception as e:  # a missing trace or key is a failure too
-            ok, why = False, "%s: %s" % (type(e).__name__, e)
-        print("%s %s%s" % ("ok" if ok else "FAIL", name, ": " + why if why else ""))
-        passed, failed = passed + ok, failed + (not ok)
-    if failed:
-        print(p.stdout + p.stderr, end="")
+    rc = selftest_checks.run(checks, "trace2corpus self-test", p.stdout + p.stderr)
     shutil.rmtree(tmp)
-    print("trace2corpus self-test: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return rc
 
 
 if __name__ == "__main__":

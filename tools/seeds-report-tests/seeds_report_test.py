@@ -17,6 +17,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import selftest_checks  # noqa: E402  (tools/selftest_checks.py)
+
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REPORT = os.environ.get("SEEDS_REPORT", os.path.join(TOP, "scripts", "seeds-report.py"))
 GOVS = ["rteo", "teo", "menu"]
@@ -233,19 +236,9 @@ def main():
          err["summary"]["errors"] == ["load msm8916 scale=10"] and "load msm8916" in err["md"]),
     ]
 
-    passed = failed = 0
-    for name, check in checks:
-        try:
-            ok, why = bool(check()), ""
-        except Exception as e:  # a missing key or row is a failure too
-            ok, why = False, "%s: %s" % (type(e).__name__, e)
-        print("%s %s%s" % ("ok" if ok else "FAIL", name, ": " + why if why else ""))
-        passed, failed = passed + ok, failed + (not ok)
-    if failed:
-        print(base["err"] or "", end="")
+    rc = selftest_checks.run(checks, "seeds report self-test", base["err"])
     shutil.rmtree(tmp)
-    print("seeds report self-test: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return rc
 
 
 if __name__ == "__main__":
