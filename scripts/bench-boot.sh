@@ -6,7 +6,7 @@
 # default, or ppc64le), an initramfs with the field's tools (x86_64:
 # Debian's rt-tests, linux-perf, iperf3, ioping; ppc64le: rt-tests and
 # idlebench), and boot it in bench mode running PARTS (comma-separated:
-# bench, record, seeds; scripts/*-guest.sh).  The console goes to LOG.
+# bench, record, seeds, tickcost; scripts/*-guest.sh).  The console goes to LOG.
 # Fails if the guest did not finish (no BENCH-DONE) or reported an error
 # (BENCH-ERROR).
 set -euo pipefail

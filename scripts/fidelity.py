@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""fidelity.py OUTDIR [--sim BIN] [--wake-delay-us US] [--irq-delay-us US] [--relax-ns NS]
+"""fidelity.py OUTDIR [--sim BIN] [--wake-delay-us US] [--irq-delay-us US]
+               [--tick-costs-us D,S,R] [--relax-ns NS]
 
 The simulator against the guest, run by run: for every run of
 OUTDIR/guest-idle.json (scripts/trace2corpus.py: what the guest's own
@@ -36,7 +37,13 @@ recording (WAKE_DELAY_US, RELAX_NS below):
                    world); by default per table the estimate of this run's
                    own recording (guest-idle.json's irq_delay, from its pipe
                    runs: scripts/trace2corpus.py), for a table without one
-                   the median of the others' estimates, 0 if none has one.
+                   the median of the others' estimates, 0 if none has one;
+  --tick-costs-us  the idle loop's own work in cpuidle-sim's emulated
+                   world: deciding, stopping the tick, restarting it; by
+                   default per table the estimates of OUTDIR/tickcost.json
+                   (scripts/tickcost.py, from the guest's tracepoints), for
+                   a table without them the median of the others', none
+                   without the file.
 
 Every run is also replayed in the simulator's own world (core.c's: no
 delay, a timer wakes on time, 1 ns per cpu_relax(), as the corpus
@@ -45,7 +52,9 @@ simulation runs): the "stock" columns and summary say what the model buys.
 Writes OUTDIR/fidelity.json:
   {"goal", "tolerance", "floor",
    "simulator": {binary, wake_delay_us, relax_ns, flags,
-                 irq_delay_us: {table: us}, irq_delay_from},
+                 irq_delay_us: {table: us}, irq_delay_from,
+                 tick_costs_us: {table: [decide, stop, restart]},
+                 tick_costs_from},
    "rows": [{"table", "workload", "governor", "set", "metric", "sim",
              "guest", "within", "within_relative", "sim_stock",
              "within_stock", "within_stock_relative", "entries_sim",
@@ -53,7 +62,9 @@ Writes OUTDIR/fidelity.json:
    "summary": {METRIC: {"within", "runs"}, "all": {...}},
    "relative_only": {the same counts without the floor},
    "stock", "stock_relative_only": {the same for the stock world},
-   "missing": [runs without a trace or whose replay failed]}
+   "missing": [runs without a trace or whose replay failed],
+   "wake_latency": [{"table", "workload", "governor", "sim", "sim_stock"}:
+                    the replay's mean interrupt wake-up latency, us]}
 and prints the summary.  scripts/bench-report.py puts it in the report.
 """
 
@@ -120,6 +131,36 @@ def counts(rows, key):
     return out
 
 
+def tick_costs(args, tables):
+    """Per table [decide, stop, restart] us, and where they come from."""
+    if args.tick_costs_us is not None:
+        try:
+            c = [int(x) for x in args.tick_costs_us.split(",")]
+            if len(c) != 3 or min(c) < 0:
+                raise ValueError
+        except ValueError:
+            sys.exit("fidelity: --tick-costs-us wants DECIDE,STOP,RESTART (us, >= 0)")
+        return {t: c for t in tables}, "the command line"
+    path = os.path.join(args.outdir, "tickcost.json")
+    if not os.path.exists(path):
+        return {t: [0, 0, 0] for t in tables}, "none: no %s" % path
+    with open(path) as f:
+        tc = json.load(f)
+    est = {}
+    for t, e in tc.get("per_table", {}).items():
+        v = [e.get(k) for k in ("decide_us", "stop_us", "restart_us")]
+        if all(x is not None for x in v):
+            est[t] = [max(0, round(x["us"])) for x in v]
+    if not est:
+        sys.exit("fidelity: %s has no table with all three estimates" % path)
+    fill = [sorted(c[i] for c in est.values())[len(est) // 2] for i in range(3)]
+    return ({t: est.get(t, fill) for t in tables},
+            "%s (scripts/tickcost.py of %s%s); tables without estimates: %s, the median of "
+            "the others'" % (path, tc.get("log", "?"),
+                             "" if tc.get("complete") else ", incomplete: " +
+                             "; ".join(tc.get("problems", [])), ",".join(map(str, fill))))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("outdir")
@@ -131,6 +172,9 @@ def main():
     ap.add_argument("--irq-delay-us", type=int,
                     help="the simulator's --irq-delay-us for every table (default: this "
                          "run's estimate per table)")
+    ap.add_argument("--tick-costs-us",
+                    help="the simulator's --tick-costs-us D,S,R for every table (default: "
+                         "OUTDIR/tickcost.json's per table)")
     args = ap.parse_args()
     model = ["--wake-delay-us", str(args.wake_delay_us), "--relax-ns", str(args.relax_ns)]
     out = os.path.join(args.outdir, "fidelity.json")
@@ -150,10 +194,13 @@ def main():
         irq = {t: est.get(t, fill) for t in tables}
         irq_from = ("this run's recording (guest-idle.json irq_delay); tables without an "
                     "estimate: %d us, the median of the others'" % fill)
+    costs, costs_from = tick_costs(args, tables)
     binary = simulator(args.sim)
-    rows, missing = [], []
+    rows, missing, wake = [], [], []
     for g in guest:
-        configs = {"model": model + ["--irq-delay-us", str(irq[g["table"]])], "stock": []}
+        configs = {"model": model + ["--irq-delay-us", str(irq[g["table"]]), "--tick-costs-us",
+                                     ",".join(str(c) for c in costs[g["table"]])],
+                   "stock": []}
         trace = os.path.join(args.outdir, "corpus", g["set"], "%s.%s.%s.trace" % (
             g["table"], g["workload"], g["governor"]))
         key = dict(table=g["table"], workload=g["workload"], governor=g["governor"], set=g["set"])
@@ -166,6 +213,8 @@ def main():
             if sims[c] is None:
                 missing.append(dict(key, config=c, why=why))
         sm = {c: metrics(s) if s else {} for c, s in sims.items()}
+        wake.append(dict(key, sim=(sims["model"] or {}).get("irq_wake_latency_us"),
+                         sim_stock=(sims["stock"] or {}).get("irq_wake_latency_us")))
         for m, v in metrics(g).items():
             s, s0 = sm["model"].get(m), sm["stock"].get(m)
             rows.append(dict(key, metric=m, sim=s, guest=v, within=within(s, v),
@@ -178,15 +227,20 @@ def main():
                % (100 * TOL, FLOOR), tolerance=TOL, floor=FLOOR,
                simulator=dict(binary=binary, wake_delay_us=args.wake_delay_us,
                               relax_ns=args.relax_ns, flags=model, irq_delay_us=irq,
-                              irq_delay_from=irq_from),
+                              irq_delay_from=irq_from, tick_costs_us=costs,
+                              tick_costs_from=costs_from),
                rows=rows, summary=counts(rows, "within"),
                relative_only=counts(rows, "within_relative"),
                stock=counts(rows, "within_stock"),
-               stock_relative_only=counts(rows, "within_stock_relative"), missing=missing)
+               stock_relative_only=counts(rows, "within_stock_relative"), missing=missing,
+               wake_latency=wake)
     with open(out, "w") as f:
         json.dump(res, f, indent=1)
     print("fidelity: interrupt delay per table (us): %s, from %s" % (
         ", ".join("%s %d" % kv for kv in sorted(irq.items())), irq_from))
+    print("fidelity: tick costs per table (decide, stop, restart, us): %s, from %s" % (
+        ", ".join("%s %s" % (t, ",".join(map(str, c))) for t, c in sorted(costs.items())),
+        costs_from))
     for name, c in (("model: %s" % " ".join(model), res["summary"]),
                     ("model, no floor", res["relative_only"]),
                     ("stock world", res["stock"]),

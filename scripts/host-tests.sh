@@ -131,6 +131,13 @@ else
 	echo "$out" | grep -v '^ok '; f=$((f + 1))
 fi
 
+# the tick costs' estimates (scripts/tickcost.py) on crafted TICKCOST lines
+if out=$(/usr/bin/python3 "$TOP/tools/bench-report-tests/tickcost_test.py" 2>&1); then
+	echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
+else
+	echo "$out" | grep -v '^ok '; f=$((f + 1))
+fi
+
 # the seeds' report against crafted logs: the seeds' directions shown,
 # contradicted or not shown, an incomplete run non-zero
 if out=$(/usr/bin/python3 "$TOP/tools/seeds-report-tests/seeds_report_test.py" 2>&1); then

@@ -29,6 +29,7 @@ install -m 755 "$TOP/scripts/show.sh" "$root/usr/share/rcpuidle/show.sh"
 install -m 755 "$TOP/scripts/bench-guest.sh" "$root/usr/share/rcpuidle/bench.sh"
 install -m 755 "$TOP/scripts/seeds-guest.sh" "$root/usr/share/rcpuidle/seeds.sh"
 install -m 755 "$TOP/scripts/record-guest.sh" "$root/usr/share/rcpuidle/record.sh"
+install -m 755 "$TOP/scripts/tickcost-guest.sh" "$root/usr/share/rcpuidle/tickcost.sh"
 if [ "$arch" = x86_64 ]; then
 	# the in-guest benchmark program (static: the guest has no libc)
 	gcc -O2 -Wall -Werror -static -o "$root/usr/bin/idlebench" "$TOP/tools/idlebench/idlebench.c" ||

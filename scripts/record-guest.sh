@@ -9,10 +9,12 @@
 # For each emulated table (time-scaled as in bench.sh), governor and
 # workload, one trace of RCPUIDLE_RECORD_SECONDS; every completed idle
 # period goes to the console as
-#   REC table governor workload cpu t_us sleep_us dur_us tick_us state miss
+#   REC table governor workload cpu t_us sleep_us dur_us tick_us state miss enter_us
 # (t_us: entry time; dur_us: entry to exit, the emulated exit latency
-# included; miss: above, below or -), at most RCPUIDLE_RECORD_MAX periods
-# per CPU.
+# included; miss: above, below or -; enter_us: from the sleep-length event,
+# which cpuidle_select() emits before the governor runs, to the entry: the
+# governor's select() and its tick decision), at most RCPUIDLE_RECORD_MAX
+# periods per CPU.
 # scripts/trace2corpus.py turns them into the simulator's corpus.
 SYS=/sys/devices/system/cpu
 MOD=/lib/modules/cpuidle-vstates.ko
@@ -83,9 +85,9 @@ for table in $tables; do
 				for (j = i + 2; j <= NF; j++) { split($j, kv, "="); f[kv[1]] = kv[2] }
 				c = f["cpu_id"] + 0
 			}
-			function flush(c) { if (have[c]) { if (n[c]++ < max) print pre, c, rec[c], miss[c]; have[c] = 0 } }
-			ev == "cpu_idle_sleep_length:" { flush(c); sl[c] = f["sleep_length"]; dn[c] = f["delta_next"]; known[c] = 1 }
-			ev == "cpu_idle:" && f["state"] != "4294967295" { flush(c); st[c] = f["state"]; t0[c] = t; inidle[c] = known[c] }
+			function flush(c) { if (have[c]) { if (n[c]++ < max) print pre, c, rec[c], miss[c], ent[c]; have[c] = 0 } }
+			ev == "cpu_idle_sleep_length:" { flush(c); sl[c] = f["sleep_length"]; dn[c] = f["delta_next"]; tsl[c] = t; known[c] = 1 }
+			ev == "cpu_idle:" && f["state"] != "4294967295" { flush(c); st[c] = f["state"]; t0[c] = t; ent[c] = sprintf("%.0f", t - tsl[c]); inidle[c] = known[c] }
 			ev == "cpu_idle:" && f["state"] == "4294967295" && inidle[c] {
 				# (%.0f: the sleep length of a CPU with no timer is
 				# about KTIME_MAX, beyond the int that %d converts to)

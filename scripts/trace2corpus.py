@@ -10,6 +10,13 @@ comparison:
   OUTDIR/corpus/{tuning,heldout}/TABLE.WORKLOAD.GOVERNOR.trace, one idle
   episode per line: sleep_us wake_us src tick_phase_us latency_req_us state
   (state: the one the guest's CPU woke from)
+
+An episode's times are from the moment its sleep length was taken (the
+sleep-length event, before the governor's select()), as the simulator's
+episodes are: the guest's first entry came the governor's decision later
+(REC's enter_us; the simulator's emulated world charges that decision as
+the tick costs of scripts/tickcost.py).  A recording made before
+record-guest.sh printed enter_us has its episodes from the first entry.
   OUTDIR/guest-idle.json: per (table, workload, governor) what the guest
   measured: entries, above and below per entry (cpu_idle_miss), each
   state's share of the idle time; and per table the emulator's interrupt
@@ -111,7 +118,7 @@ def episodes(recs, exit_us):
                 k += 1
                 continue
             break
-        wake = end - start["t"]
+        wake = end - start["t"] + start["enter"]
         sleep = start["sleep"]
         if at_tick or abs(wake - sleep) <= slack(sleep):
             src = "timer"
@@ -140,18 +147,24 @@ def main():
             if "REC" not in p:
                 continue
             q = p[p.index("REC"):]
-            if len(q) != 11:
+            # 12 fields; 11 in recordings from before enter_us
+            if len(q) not in (11, 12):
                 bad += 1
                 continue
             try:
                 table, gov, work, cpu = q[1], q[2], q[3], int(q[4])
                 t, sleep, dur, tick, state = (int(x) for x in q[5:10])
+                enter = int(q[11]) if len(q) == 12 else 0
             except ValueError:
+                bad += 1
+                continue
+            if not 0 <= enter < 10**6:
                 bad += 1
                 continue
             sleep, tick = far(sleep), far(tick)
             runs.setdefault((table, work, gov), {}).setdefault(cpu, []).append(
-                {"t": t, "sleep": sleep, "dur": dur, "tick": tick, "state": state, "miss": q[10]})
+                {"t": t, "sleep": sleep, "dur": dur, "tick": tick, "state": state, "miss": q[10],
+                 "enter": enter})
     if not runs:
         sys.exit("trace2corpus: no REC lines in %s" % log)
     guest, pipes = [], {}

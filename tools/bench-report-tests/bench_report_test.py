@@ -139,13 +139,16 @@ model = "--wake-delay-us" in a
 # the model's interrupt delay is the table's estimate (GUEST's irq_delay)
 if model and opt("--irq-delay-us") != "110" or not model and "--irq-delay-us" in a:
     sys.exit("stand-in: --irq-delay-us " + str(opt("--irq-delay-us")))
+# and its tick costs the table's estimates (TICKCOST's, rounded)
+if model and opt("--tick-costs-us") != "7,33,56" or not model and "--tick-costs-us" in a:
+    sys.exit("stand-in: --tick-costs-us " + str(opt("--tick-costs-us")))
 with open(opt("--replay")) as f:
     f.read()
 ans = {"rteo": dict(above_per_entry=0.124, below_per_entry=0.126, share=dict(s0=0.029, s1=0.971)),
        "teo": dict(above_per_entry=0.0, below_per_entry=0.3, share=dict(s0=0.37, s1=0.63))}
 r = ans[opt("--governor")] if model else dict(above_per_entry=0.5, below_per_entry=0.5,
                                               share=dict(s0=0.5, s1=0.5))
-r.update(entries=7, args=a)
+r.update(entries=7, args=a, irq_wake_latency_us=150.0 if model else 20.0)
 with open(opt("--json"), "w") as f:
     json.dump(r, f)
 """ % sys.executable
@@ -163,6 +166,10 @@ GUEST = {"runs": [
      "entries": 50, "above_per_entry": 0.0, "below_per_entry": 0.3,
      "share": {"s0": 0.5, "s1": 0.5}},
 ], "irq_delay": {"x86-like-x10": {"delay_us": 110}}}
+# scripts/tickcost.py's estimates for the table
+TICKCOST = {"log": "x86_64-record.log", "complete": True, "problems": [], "per_table": {
+    "x86-like-x10": {"decide_us": {"us": 7.0}, "stop_us": {"us": 33.1},
+                     "restart_us": {"us": 56.4}}}}
 WANT = {("pipe", "rteo", "above_per_entry"): (True, True),
         ("pipe", "rteo", "below_per_entry"): (False, False),
         ("pipe", "rteo", "share_s0"): (True, False),
@@ -186,6 +193,8 @@ def fidelity_run(tmp):
         json.dump(GUEST, f)
     with open(os.path.join(d, "fidelity.json"), "w") as f:
         f.write("{\"stale\": true}")
+    with open(os.path.join(d, "tickcost.json"), "w") as f:
+        json.dump(TICKCOST, f)
     sim = os.path.join(tmp, "fake-sim")
     with open(sim, "w") as f:
         f.write(FAKE_SIM)
@@ -278,7 +287,11 @@ def main():
          fid_rows(fid)[("pipe", "rteo", "above_per_entry")]["guest"] == 0.1 and
          fid_rows(fid)[("pipe", "rteo", "above_per_entry")]["sim_stock"] == 0.5 and
          fid["simulator"]["flags"] == ["--wake-delay-us", "264", "--relax-ns", "200"] and
-         fid["simulator"]["irq_delay_us"] == {"x86-like-x10": 110}),
+         fid["simulator"]["irq_delay_us"] == {"x86-like-x10": 110} and
+         fid["simulator"]["tick_costs_us"] == {"x86-like-x10": [7, 33, 56]}),
+        ("fidelity.py: the replays' wake-up latency, model and stock", lambda:
+         [(w["workload"], w["sim"], w["sim_stock"]) for w in fid["wake_latency"]] ==
+         [("pipe", 150.0, 20.0), ("gzip", 150.0, 20.0), ("gzip", None, None)]),
         ("fidelity.py: counts per metric", lambda: fid["summary"]["above_per_entry"] ==
          {"within": 2, "runs": 3} and fid["summary"]["all"] == {"within": 5, "runs": 12} and
          fid["relative_only"]["all"] == {"within": 4, "runs": 12}),

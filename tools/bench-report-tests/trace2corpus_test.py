@@ -6,8 +6,9 @@ Each check holds only if the episodes written and the guest's figures are
 what the REC lines say: far sleep lengths (a CPU with no timer, printed
 whole or as the INT_MIN of an older recorder's %d), entries joined at the
 tick, timer and interrupt wake-ups, the exit latency taken off, the
-held-out split.  Prints "ok NAME" or "FAIL NAME: ..." per check, then
-"trace2corpus self-test: N passed, N failed".  TRACE2CORPUS=PATH tests
+held-out split, episodes timed from the sleep-length event.  Prints
+"ok NAME" or "FAIL NAME: ..." per check, then "trace2corpus self-test: N
+passed, N failed".  TRACE2CORPUS=PATH tests
 another copy (a mutant).
 """
 import json
@@ -48,6 +49,13 @@ LINES = META + [
     rec("idle", 1, 8000, 40000, 720, 1500, 1),
     # a held-out workload
     rec("gzip", 0, 1000, 800, 820, 800, 1),
+    # the recorder's 12th field, the time from the sleep-length event to
+    # the entry: an interrupt 300 us into C1 entered 50 us after the sleep
+    # length (500 us) was taken is 350 us into the episode; a timer 300 us
+    # away met, entered 30 us late, after 270 us in C1
+    rec("hackbench", 0, 1000, 500, 320, 4000, 1) + " 50",
+    rec("hackbench", 0, 2000, 300, 290, 4000, 1) + " 30",
+    "REC %s teo hackbench 0 3000 300 290 4000 1 - -5" % T,  # malformed: a negative enter_us
     "REC %s teo idle 0 1 2 3" % T,  # malformed: too few fields
 ] + [
     # pipe: wake-ups 7 us after entry when polling, 117 us (137 less C1's
@@ -82,7 +90,11 @@ def main():
     idle = traces.get(("tuning", "%s.idle.teo.trace" % T), [])
     runs = {r["workload"]: r for r in (guest or {}).get("runs", [])}
     checks = [
-        ("exit 0, one malformed line", lambda: p.returncode == 0 and guest["malformed_lines"] == 1),
+        ("exit 0, two malformed lines", lambda: p.returncode == 0 and guest["malformed_lines"] == 2),
+        ("episodes from the sleep-length event (enter_us)", lambda:
+         traces.get(("tuning", "%s.hackbench.teo.trace" % T)) ==
+         [["500", "350", "irq", "4000", "2000000000", "1"],
+          ["300", "300", "timer", "4000", "2000000000", "1"]]),
         ("no timer (INT_MIN or KTIME_MAX): a far sleep length, an interrupt", lambda:
          idle[0] == ["1000000000", "5000", "irq", "1000000000", "2000000000", "2"] and
          idle[1] == ["1000000000", "5000", "irq", "1000000000", "2000000000", "2"]),

@@ -154,6 +154,15 @@ static struct {
 	int woken_by;
 	/* polling states run the tree's poll_idle() loop itself */
 	bool exact_poll;
+	/*
+	 * What the idle loop's own work costs: the governor's decision (its
+	 * select() and the tick decision), stopping the tick, restarting it
+	 * on the way out (tick_nohz_idle_exit()).  0 in this world; the
+	 * emulated world (world.c) sets them.
+	 */
+	s64 decide_ns;
+	s64 stop_ns;
+	s64 restart_ns;
 } w = { .relax_ns = 1, .fixed_residency = -1 };
 
 /* Episodes start here: absolute times are never near 0 (0 means "none"
@@ -583,9 +592,27 @@ bool simcore_tick_stopped(void)
 	return tick_nohz_tick_stopped();
 }
 
+/* After the governor's select(): its decision's cost, then
+ * idle_call_stop_or_retain_tick() and, when that stopped the tick, the cost
+ * of stopping it, all with IRQs off before the entry.
+ */
 void simcore_stop_or_retain_tick(bool stop_tick)
 {
+	bool stopped = tick_nohz_tick_stopped();
+
+	w.clock += w.decide_ns;
 	idle_call_stop_or_retain_tick(stop_tick);
+	if (!stopped && tick_nohz_tick_stopped())
+		w.clock += w.stop_ns;
+}
+
+/* The idle loop's way out of the period (need_resched): what
+ * tick_nohz_idle_exit() costs when it restarts a stopped tick, before the
+ * woken task runs; the clock is not moved (the period is over).
+ */
+s64 simcore_idle_exit_cost(void)
+{
+	return tick_nohz_tick_stopped() ? w.restart_ns : 0;
 }
 
 /* What one cpuidle_enter_state() did. */

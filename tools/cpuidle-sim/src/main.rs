@@ -10,7 +10,8 @@
 //!                    [--exact-poll] [--check [--baseline FILE]]
 //!                    [--write-baseline FILE]
 //!        cpuidle-sim --replay TRACE --table NAME --governor G
-//!                    [--wake-delay-us N [--irq-delay-us N]] [--relax-ns N]
+//!                    [--wake-delay-us N [--irq-delay-us N]
+//!                     [--tick-costs-us DECIDE,STOP,RESTART]] [--relax-ns N]
 //!                    [--json FILE]
 //!
 //! `--replay` replays one recorded trace (scripts/trace2corpus.py's
@@ -29,7 +30,11 @@
 //! calibration of N); without it, core.c's world, as the corpus runs.
 //! `--irq-delay-us N` adds to that world an interrupt's delay to a halted
 //! CPU (none to a polling one), taken off the recorded wake-ups the guest
-//! took halted ([`raise_times`]).
+//! took halted ([`raise_times`]).  `--tick-costs-us DECIDE,STOP,RESTART`
+//! adds the idle loop's own work (scripts/tickcost.py measures it): each
+//! governor decision and each stop of the tick delays the entry after it,
+//! a restart of the stopped tick delays the woken task (the replay's
+//! interrupt wake-up latency).
 //!
 //! `--rules` sets the rules of rteo's default mode in force (bits of the
 //! core's `rule` module, all by default; `scripts/rteo-ablation.sh`).
@@ -734,6 +739,13 @@ struct Score {
     oracle_energy: f64,
     irq_wakes: u64,
     irq_latency_ns: f64,
+    /// Periods ended by an interrupt other than the timer and the tick,
+    /// and their wake-up latency: from the interrupt to the woken task
+    /// (the end of the last entry: an emulated delay to a halted CPU, the
+    /// exit latency, a poll's last slice; then the restart of a stopped
+    /// tick, [`Core::idle_exit_cost`]).
+    irq_ends: u64,
+    wake_latency_ns: f64,
     /// Too-shallow entries ended by the tick / the polling limit.
     below_tick: u64,
     below_poll: u64,
@@ -764,6 +776,8 @@ impl Score {
         self.oracle_energy += o.oracle_energy;
         self.irq_wakes += o.irq_wakes;
         self.irq_latency_ns += o.irq_latency_ns;
+        self.irq_ends += o.irq_ends;
+        self.wake_latency_ns += o.wake_latency_ns;
         self.below_tick += o.below_tick;
         self.below_poll += o.below_poll;
         self.oracle_above += o.oracle_above;
@@ -814,6 +828,14 @@ impl Score {
     }
     fn latency_us(&self) -> f64 {
         self.irq_latency_ns / self.irq_wakes.max(1) as f64 / 1000.0
+    }
+    /// Mean wake-up latency of the periods an interrupt ended, us (not a
+    /// number without one: the oracle's score has none).
+    fn wake_latency_us(&self) -> f64 {
+        if self.irq_ends == 0 {
+            return f64::NAN;
+        }
+        self.wake_latency_ns / self.irq_ends as f64 / 1000.0
     }
 }
 
@@ -955,6 +977,11 @@ fn simulate(
             }
             g.wakeup(idx, e.residency_ns, core.poll_time_limit(), got_tick);
             if ready {
+                if ep.src == Src::Irq {
+                    sc.irq_ends += 1;
+                    sc.wake_latency_ns +=
+                        (e.end_ns - ep.wake_ns).max(0) as f64 + core.idle_exit_cost() as f64;
+                }
                 // the oracle: one entry for the whole period, under the
                 // limit the governors were given
                 let o = oracle(t, ep.wake_ns, inp.latency_req_ns);
@@ -1063,7 +1090,7 @@ fn ratio(n: u64, d: u64) -> f64 {
 /// ratios.
 fn score_json(s: &Score) -> String {
     format!(
-        "\"energy_regret\": {}, \"too_deep_pct\": {}, \"too_shallow_pct\": {}, \"above_per_entry_pct\": {}, \"below_per_entry_pct\": {}, \"too_deep_per_entry\": {}, \"too_shallow_per_entry\": {}, \"too_deep_per_period\": {}, \"too_shallow_per_period\": {}, \"exact_pct\": {}, \"irq_exit_latency_us\": {}, \"irq_wakes\": {}, \"periods\": {}, \"entries\": {}, \"energy_mj\": {}, \"oracle_energy_mj\": {}",
+        "\"energy_regret\": {}, \"too_deep_pct\": {}, \"too_shallow_pct\": {}, \"above_per_entry_pct\": {}, \"below_per_entry_pct\": {}, \"too_deep_per_entry\": {}, \"too_shallow_per_entry\": {}, \"too_deep_per_period\": {}, \"too_shallow_per_period\": {}, \"exact_pct\": {}, \"irq_exit_latency_us\": {}, \"irq_wakes\": {}, \"irq_wake_latency_us\": {}, \"irq_ends\": {}, \"periods\": {}, \"entries\": {}, \"energy_mj\": {}, \"oracle_energy_mj\": {}",
         json_num(s.regret()),
         json_num(s.too_deep()),
         json_num(s.too_shallow()),
@@ -1076,6 +1103,8 @@ fn score_json(s: &Score) -> String {
         json_num(s.accuracy()),
         json_num(s.latency_us()),
         s.irq_wakes,
+        json_num(s.wake_latency_us()),
+        s.irq_ends,
         s.periods,
         s.entries,
         json_num(s.energy / 1e12),
@@ -1132,6 +1161,7 @@ fn parity_key(s: &Score) -> impl PartialEq + use<> {
         (s.periods, s.entries, s.above, s.below, s.exact),
         (s.energy.to_bits(), s.oracle_energy.to_bits()),
         (s.irq_wakes, s.irq_latency_ns.to_bits()),
+        (s.irq_ends, s.wake_latency_ns.to_bits()),
         (s.below_tick, s.below_poll),
         (s.state_entries, s.state_ns),
     )
@@ -1173,6 +1203,9 @@ struct Replay {
     gov: &'static str,
     wake_delay_ns: Option<i64>,
     irq_delay_ns: i64,
+    /// The idle loop's costs, ns: deciding, stopping the tick, restarting
+    /// it ([`Core::set_tick_costs`]).
+    tick_costs_ns: [i64; 3],
     relax_ns: u64,
     score: Score,
 }
@@ -1182,7 +1215,8 @@ impl Replay {
     /// tick's wake-up delay and the recorded late wake-ups, and an
     /// interrupt's delay to a halted CPU of `irq_delay_ns` ([`raise_times`]);
     /// `None`, core.c's world, as the corpus simulation runs (then
-    /// `irq_delay_ns` must be 0).
+    /// `irq_delay_ns` and `tick_costs_ns` must be 0).
+    #[allow(clippy::too_many_arguments)]
     fn run(
         core: &mut Core,
         trace: &str,
@@ -1190,8 +1224,12 @@ impl Replay {
         gov: &'static str,
         wake_delay_ns: Option<i64>,
         irq_delay_ns: i64,
+        tick_costs_ns: [i64; 3],
         relax_ns: u64,
     ) -> Result<Self, String> {
+        if wake_delay_ns.is_none() && tick_costs_ns != [0; 3] {
+            return Err("the idle loop's costs need the emulated world".into());
+        }
         let mut episodes = load_trace(std::path::Path::new(trace), wake_delay_ns.is_some())?;
         if episodes.is_empty() {
             return Err(format!("{trace}: no episodes"));
@@ -1207,6 +1245,8 @@ impl Replay {
         core.set_relax_ns(relax_ns);
         core.set_emulated(wake_delay_ns);
         core.set_irq_delay(irq_delay_ns);
+        let [decide, stop, restart] = tick_costs_ns;
+        core.set_tick_costs(decide, stop, restart);
         let score = simulate(core, g.as_mut(), &table, "replay", &episodes);
         core.set_emulated(None);
         Ok(Self {
@@ -1215,6 +1255,7 @@ impl Replay {
             gov,
             wake_delay_ns,
             irq_delay_ns,
+            tick_costs_ns,
             relax_ns,
             score,
         })
@@ -1241,7 +1282,7 @@ impl Replay {
             .collect::<Vec<_>>()
             .join(", ");
         format!(
-            "replay {} on {} with {} ({}): {} periods, {} entries, above per entry {:.4}, below per entry {:.4}, share of idle time {shares}\n",
+            "replay {} on {} with {} ({}): {} periods, {} entries, above per entry {:.4}, below per entry {:.4}, share of idle time {shares}, interrupt wake-up latency {:.1} us\n",
             self.trace,
             self.table.name,
             self.gov,
@@ -1249,16 +1290,21 @@ impl Replay {
             s.periods,
             s.entries,
             ratio(s.above, s.entries),
-            ratio(s.below, s.entries)
+            ratio(s.below, s.entries),
+            s.wake_latency_us()
         )
     }
 
     fn world(&self) -> String {
         match self.wake_delay_ns {
             Some(d) => format!(
-                "emulated world, wake-up delay {} us, interrupt delay {} us",
+                "emulated world, wake-up delay {} us, interrupt delay {} us, tick costs {} us",
                 d / US,
-                self.irq_delay_ns / US
+                self.irq_delay_ns / US,
+                self.tick_costs_ns
+                    .map(|c| c / US)
+                    .map(|c| c.to_string())
+                    .join(",")
             ),
             None => "core.c's world".into(),
         }
@@ -1275,14 +1321,17 @@ impl Replay {
         };
         let shares = self.shares();
         format!(
-            "{{\n  \"trace\": \"{}\",\n  \"table\": \"{}\",\n  \"governor\": \"{}\",\n  \"wake_delay_us\": {},\n  \"irq_delay_us\": {},\n  \"relax_ns\": {},\n  \"periods\": {},\n  \"entries\": {},\n  \"above\": {},\n  \"below\": {},\n  \"above_per_entry\": {},\n  \"below_per_entry\": {},\n  \"share\": {{ {} }},\n  \"state_entries\": {{ {} }},\n  \"state_time_ns\": {{ {} }},\n  \"exit_latency_ns\": {{ {} }},\n  \"target_residency_ns\": {{ {} }}\n}}\n",
+            "{{\n  \"trace\": \"{}\",\n  \"table\": \"{}\",\n  \"governor\": \"{}\",\n  \"wake_delay_us\": {},\n  \"irq_delay_us\": {},\n  \"tick_costs_us\": [{}],\n  \"relax_ns\": {},\n  \"irq_wake_latency_us\": {},\n  \"irq_ends\": {},\n  \"periods\": {},\n  \"entries\": {},\n  \"above\": {},\n  \"below\": {},\n  \"above_per_entry\": {},\n  \"below_per_entry\": {},\n  \"share\": {{ {} }},\n  \"state_entries\": {{ {} }},\n  \"state_time_ns\": {{ {} }},\n  \"exit_latency_ns\": {{ {} }},\n  \"target_residency_ns\": {{ {} }}\n}}\n",
             self.trace.replace('\\', "\\\\").replace('"', "\\\""),
             self.table.name,
             self.gov,
             self.wake_delay_ns
                 .map_or("null".to_string(), |d| (d / US).to_string()),
             self.irq_delay_ns / US,
+            self.tick_costs_ns.map(|c| (c / US).to_string()).join(", "),
             self.relax_ns,
+            json_num(s.wake_latency_us()),
+            s.irq_ends,
             s.periods,
             s.entries,
             s.above,
@@ -1308,6 +1357,7 @@ fn main() -> ExitCode {
     let (mut replay, mut table, mut gov) = (None, None, None);
     let mut wake_delay_ns = None;
     let mut irq_delay_ns = 0;
+    let mut tick_costs_ns = [0i64; 3];
     let mut baseline = concat!(env!("CARGO_MANIFEST_DIR"), "/bar-baseline.json").to_string();
     let (mut baseline_given, mut write_baseline) = (false, None);
     let mut i = 1;
@@ -1346,6 +1396,26 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             },
+            "--tick-costs-us" => {
+                let v: Vec<Option<i64>> = val
+                    .unwrap_or_default()
+                    .split(',')
+                    .map(|x| {
+                        x.parse::<i64>()
+                            .ok()
+                            .filter(|n| (0..=1_000_000).contains(n))
+                    })
+                    .collect();
+                match v[..] {
+                    [Some(d), Some(s), Some(r)] => tick_costs_ns = [d * US, s * US, r * US],
+                    _ => {
+                        eprintln!(
+                            "cpuidle-sim: --tick-costs-us wants DECIDE,STOP,RESTART, each 0..1000000 us"
+                        );
+                        return ExitCode::from(2);
+                    }
+                }
+            }
             "--relax-ns" => match val.and_then(|v| v.parse().ok()) {
                 Some(n) if n > 0 => relax_ns = n,
                 _ => {
@@ -1419,8 +1489,10 @@ fn main() -> ExitCode {
         let mut core = Core::lock();
         core.set_relax_ns(relax_ns);
         core.set_exact_poll(exact_poll);
-        if irq_delay_ns != 0 && wake_delay_ns.is_none() {
-            eprintln!("cpuidle-sim: --irq-delay-us goes with --wake-delay-us (the emulated world)");
+        if (irq_delay_ns != 0 || tick_costs_ns != [0; 3]) && wake_delay_ns.is_none() {
+            eprintln!(
+                "cpuidle-sim: --irq-delay-us and --tick-costs-us go with --wake-delay-us (the emulated world)"
+            );
             return ExitCode::from(2);
         }
         let r = match Replay::run(
@@ -1430,6 +1502,7 @@ fn main() -> ExitCode {
             gov,
             wake_delay_ns,
             irq_delay_ns,
+            tick_costs_ns,
             relax_ns,
         ) {
             Ok(r) => r,
@@ -1447,9 +1520,14 @@ fn main() -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    if table.is_some() || gov.is_some() || wake_delay_ns.is_some() || irq_delay_ns != 0 {
+    if table.is_some()
+        || gov.is_some()
+        || wake_delay_ns.is_some()
+        || irq_delay_ns != 0
+        || tick_costs_ns != [0; 3]
+    {
         eprintln!(
-            "cpuidle-sim: --table, --governor, --wake-delay-us and --irq-delay-us go with --replay"
+            "cpuidle-sim: --table, --governor, --wake-delay-us, --irq-delay-us and --tick-costs-us go with --replay"
         );
         return ExitCode::from(2);
     }
@@ -2057,6 +2135,7 @@ mod tests {
             gov: "fixed",
             wake_delay_ns: None,
             irq_delay_ns: 0,
+            tick_costs_ns: [0; 3],
             relax_ns: 1,
             score: s,
         };
@@ -2084,7 +2163,7 @@ mod tests {
         for gov in GOVS {
             let mut core = Core::lock();
             let t = table_named("x86-like-x10").unwrap();
-            let r = Replay::run(&mut core, &trace, t, gov, None, 0, 1).unwrap();
+            let r = Replay::run(&mut core, &trace, t, gov, None, 0, [0; 3], 1).unwrap();
             let s = &r.score;
             assert_eq!((s.periods, s.above, s.below), (50, 0, 0), "{gov}");
             // the first entry may keep the tick (no history yet)
@@ -2188,6 +2267,39 @@ mod tests {
         .is_err());
         std::fs::remove_file(tr).unwrap();
         std::fs::remove_file(bad).unwrap();
+    }
+
+    /// The idle loop's costs in the emulated world: a decision delays the
+    /// entry after it, a stop of the tick delays it more, a restart of the
+    /// stopped tick delays the woken task; core.c's world has none.
+    #[test]
+    fn emulated_world_charges_the_idle_loops_work() {
+        let t = table_named("x86-like-x10").unwrap();
+        // an interrupt 3000 us into the period, the tick at 4000 us, the
+        // timer far: one entry of C1E (100 us exit latency)
+        let tr = trace_file("tickcost", &["100000 3000 irq 4000 2000000000 2"]);
+        let run = |emulated: bool, stop: bool, costs_us: [i64; 3]| {
+            let mut core = Core::lock();
+            core.set_relax_ns(1);
+            core.set_exact_poll(false);
+            core.set_emulated(emulated.then_some(0));
+            core.set_tick_costs(costs_us[0] * US, costs_us[1] * US, costs_us[2] * US);
+            let eps = load_trace(std::path::Path::new(&tr), true).unwrap();
+            let s = simulate(&mut core, &mut Fixed(vec![(2, stop)], 0), &t, "test", &eps);
+            core.set_emulated(None);
+            assert_eq!((s.entries, s.irq_ends), (1, 1));
+            (s.state_ns[2] / US as u64, s.wake_latency_us())
+        };
+        let costs = [7, 33, 56];
+        // stopped: entered at 7 + 33 us, woken at 3000, out at 3100; the
+        // task runs after the restart, 100 + 56 us after the interrupt
+        assert_eq!(run(true, true, costs), (3000 - 40 + 100, 156.0));
+        // kept: entered at 7 us, no restart
+        assert_eq!(run(true, false, costs), (3000 - 7 + 100, 100.0));
+        // free in the emulated world without costs, and in core.c's
+        assert_eq!(run(true, true, [0; 3]), (3100, 100.0));
+        assert_eq!(run(false, true, costs), (3100, 100.0));
+        std::fs::remove_file(tr).unwrap();
     }
 
     /// src/world.c with no delay and no wake-up past the timer is core.c's

@@ -48,6 +48,8 @@ extern "C" {
     fn simcore_set_exact_poll(exact: bool);
     fn simcore_set_emulated(on: bool, wake_delay_ns: i64);
     fn simcore_set_irq_delay(irq_delay_ns: i64);
+    fn simcore_set_tick_costs(decide_ns: i64, stop_ns: i64, restart_ns: i64);
+    fn simcore_idle_exit_cost() -> i64;
     #[cfg(test)]
     fn simcore_set_fixed_residency(ns: i64);
     fn simcore_qos_default_us() -> i32;
@@ -170,6 +172,24 @@ impl Core {
     pub fn set_irq_delay(&mut self, ns: i64) {
         // SAFETY: plain call.
         unsafe { simcore_set_irq_delay(ns) }
+    }
+
+    /// In the emulated world, from the next [`Core::init`] on: what the
+    /// idle loop's work costs, ns: each decision of the governor (charged
+    /// before the entry, in [`Core::stop_or_retain_tick`]), stopping the
+    /// tick (the same, when that call stopped it), restarting it on the
+    /// way out ([`Core::idle_exit_cost`]).  `set_emulated(None)` resets
+    /// them to 0.
+    pub fn set_tick_costs(&mut self, decide_ns: i64, stop_ns: i64, restart_ns: i64) {
+        // SAFETY: plain call.
+        unsafe { simcore_set_tick_costs(decide_ns, stop_ns, restart_ns) }
+    }
+
+    /// At the end of a period: what `tick_nohz_idle_exit()` costs before
+    /// the woken task runs (restarting a stopped tick), ns.
+    pub fn idle_exit_cost(&mut self) -> i64 {
+        // SAFETY: plain call.
+        unsafe { simcore_idle_exit_cost() }
     }
 
     /// The cost of one `cpu_relax()` in the simulated clock, ns (>= 1).

@@ -28,6 +28,13 @@
  *    when the interrupt was raised (the caller takes the delay off the
  *    recorded time where the guest's CPU was halted).
  *
+ *  - the idle loop's own work costs time (simcore_set_tick_costs(),
+ *    cpuidle-sim --tick-costs-us): every decision of the governor (its
+ *    select() and the tick decision) and a stop of the tick delay the
+ *    entry that follows (IRQs off), a restart of the stopped tick on the
+ *    way out (tick_nohz_idle_exit()) delays the woken task
+ *    (simcore_idle_exit_cost()); in core.c's world they are free.
+ *
  * A halted CPU thus resumes at the earlier of the wake-up and the tick's
  * delivery, then spends its exit latency with IRQs off, as in core.c.
  * Polling states are unchanged: poll_idle() ends at the wake-up (as
@@ -42,6 +49,9 @@ static struct {
 	bool on;
 	s64 wake_delay_ns;
 	s64 irq_delay_ns;
+	s64 decide_ns;
+	s64 stop_ns;
+	s64 restart_ns;
 } emu;
 
 static int simcore_state_enter_emulated(struct cpuidle_device *d,
@@ -75,7 +85,17 @@ void simcore_set_emulated(bool on, s64 wake_delay_ns)
 	emu.on = on;
 	emu.wake_delay_ns = wake_delay_ns > 0 ? wake_delay_ns : 0;
 	if (!on)
-		emu.irq_delay_ns = 0;
+		emu.irq_delay_ns = emu.decide_ns = emu.stop_ns = emu.restart_ns = 0;
+}
+
+/* In the emulated world: what the idle loop's work costs (core.c's
+ * decide_ns, stop_ns, restart_ns; scripts/tickcost.py measures them).
+ */
+void simcore_set_tick_costs(s64 decide_ns, s64 stop_ns, s64 restart_ns)
+{
+	emu.decide_ns = decide_ns > 0 ? decide_ns : 0;
+	emu.stop_ns = stop_ns > 0 ? stop_ns : 0;
+	emu.restart_ns = restart_ns > 0 ? restart_ns : 0;
 }
 
 /* In the emulated world: how late an interrupt reaches a halted CPU. */
@@ -90,6 +110,9 @@ int simcore_init_world(int count, const s64 *residency_ns,
 {
 	int i, rc = simcore_init(count, residency_ns, latency_ns, flags);
 
+	w.decide_ns = emu.on ? emu.decide_ns : 0;
+	w.stop_ns = emu.on ? emu.stop_ns : 0;
+	w.restart_ns = emu.on ? emu.restart_ns : 0;
 	if (rc || !emu.on)
 		return rc;
 	for (i = 0; i < count; i++)

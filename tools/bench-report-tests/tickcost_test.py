@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Self-tests of scripts/tickcost.py on crafted TICKCOST lines.
+
+Each check holds only if the estimates are what the lines say (the decision
+from the kept periods, the stop and the restart from stopped against kept
+periods of the same governor and workload, and of the same wake-up kind for
+the restart), and a run that did not finish, lost trace events, printed a
+malformed line or gave too few periods fails.  Prints "ok NAME" or "FAIL
+NAME: ..." per check, then "tickcost self-test: N passed, N failed".
+TICKCOST=PATH tests another copy (a mutant).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import selftest_checks  # noqa: E402  (tools/selftest_checks.py)
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.environ.get("TICKCOST", os.path.join(TOP, "scripts", "tickcost.py"))
+T = "x86-like-x10"
+
+
+def lines(gov, work, stopped, kind, enter, exit_, n=20):
+    return ["[ 9.1] TICKCOST %s %s %s %d %d %s %.1f %.1f" % (T, gov, work, i % 2, stopped, kind,
+                                                           enter, exit_) for i in range(n)]
+
+
+# cyclic10: stopping costs 40 us on the way in, restarting 60 on the way
+# out; fifo: 33 and 50; the kept periods decide in 10 and 12 us.  A timer
+# wake-up's exit (kept) is slower than an IPI's: the restart is taken per
+# kind, so no cell mixes them.
+GOOD = (lines("teo", "cyclic10", 1, "timer", 50, 100) + lines("teo", "cyclic10", 0, "timer", 10, 40) +
+        lines("teo", "fifo", 1, "irq", 45, 70) + lines("teo", "fifo", 0, "irq", 12, 20) +
+        # a kind with stopped periods only: no cell
+        lines("teo", "fifo", 1, "timer", 45, 900, 5) +
+        ["BENCH-META tickcost %s teo cyclic10 lost 0" % T, "BENCH-META tickcost %s teo fifo lost 0" % T])
+
+
+def run(tmp, name, text):
+    log = os.path.join(tmp, name + ".log")
+    with open(log, "w") as f:
+        f.write("\n".join(text) + "\n")
+    out = os.path.join(tmp, name)
+    p = subprocess.run([sys.executable, SCRIPT, log, out], capture_output=True, text=True)
+    res = None
+    if os.path.exists(os.path.join(out, "tickcost.json")):
+        with open(os.path.join(out, "tickcost.json")) as f:
+            res = json.load(f)
+    return p, res
+
+
+def est(res, key):
+    return res["per_table"][T][key]
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="tickcost-test.")
+    good, gj = run(tmp, "good", GOOD + ["BENCH-DONE"])
+    lost, lj = run(tmp, "lost", GOOD + lines("menu", "pipe", 0, "irq", 999, 999) +
+                   ["BENCH-META tickcost %s menu pipe lost 12" % T, "BENCH-DONE"])
+    unfinished, _ = run(tmp, "unfinished", GOOD)
+    bad, bj = run(tmp, "bad", GOOD + ["TICKCOST %s teo fifo 0 2 irq 1 1" % T, "BENCH-DONE"])
+    few, fj = run(tmp, "few", lines("teo", "pipe", 1, "irq", 40, 60, 9) +
+                  lines("teo", "pipe", 0, "irq", 5, 5) + ["BENCH-DONE"])
+    checks = [
+        ("a complete run: exit 0, complete", lambda: good.returncode == 0 and gj["complete"]),
+        ("decide: the median of the kept periods' entries", lambda:
+         est(gj, "decide_us")["us"] == 11.0 and est(gj, "decide_us")["periods"] == 40),
+        # weights 20 * 20 / 40 and 25 * 20 / 45 (fifo's 5 stopped timer
+        # periods count on the way in): (40 * 10 + 33 * 11.11) / 21.11
+        ("stop: stopped less kept per (governor, workload), weighted", lambda:
+         est(gj, "stop_us")["us"] == 36.3 and est(gj, "stop_us")["cells"] == 2),
+        ("restart: per wake-up kind, a kind without kept periods left out", lambda:
+         est(gj, "restart_us")["us"] == 55.0 and est(gj, "restart_us")["cells"] == 2 and
+         est(gj, "restart_us")["ci_low"] <= 55.0 <= est(gj, "restart_us")["ci_high"]),
+        ("a run that lost events: left out, exit 1, said", lambda: lost.returncode == 1 and
+         lj["lost_runs"] == ["%s menu pipe" % T] and est(lj, "decide_us")["us"] == 11.0 and
+         "lost 12 trace events" in lost.stderr),
+        ("no BENCH-DONE: exit 1", lambda: unfinished.returncode == 1 and
+         "did not finish" in unfinished.stderr),
+        ("a malformed line: counted, exit 1", lambda: bad.returncode == 1 and
+         bj["malformed_lines"] == 1),
+        ("too few periods for a cell: no estimate, exit 1", lambda: few.returncode == 1 and
+         fj["per_table"][T]["stop_us"] is None and "too few periods for stop_us" in few.stderr),
+    ]
+    rc = selftest_checks.run(checks, "tickcost self-test", good.stdout + good.stderr)
+    shutil.rmtree(tmp)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
