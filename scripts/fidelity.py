@@ -64,7 +64,17 @@ Writes OUTDIR/fidelity.json:
    "stock", "stock_relative_only": {the same for the stock world},
    "missing": [runs without a trace or whose replay failed],
    "wake_latency": [{"table", "workload", "governor", "sim", "sim_stock"}:
-                    the replay's mean interrupt wake-up latency, us]}
+                    the replay's mean interrupt wake-up latency, us],
+   "cross": {"governors", "rows": [{"table", "set", "governor", "wake_us",
+             "irq_ends", "traces"}], "ratios": [{"table", "set", "num", "den",
+             "ratio"}]}}
+
+The cross block compares the governors on the same input: every trace of
+OUTDIR/corpus replayed (in the model) with every governor of CROSS, not
+only the one it was recorded under, the interrupt wake-ups' latency summed
+per table and set; the ratios are against teo, rteo-parity/teo the A/A
+control (exactly 1: the simulator is deterministic and parity mode decides
+as teo).
 and prints the summary.  scripts/bench-report.py puts it in the report.
 """
 
@@ -161,6 +171,40 @@ def tick_costs(args, tables):
                              "; ".join(tc.get("problems", [])), ",".join(map(str, fill))))
 
 
+CROSS = ["rteo", "teo", "menu", "rteo-parity"]
+
+
+def cross(binary, outdir, model_of, extra):
+    """Every trace of the corpus under every governor of CROSS."""
+    acc = {}
+    for st in ("tuning", "heldout"):
+        d = os.path.join(outdir, "corpus", st)
+        for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            if not name.endswith(".trace"):
+                continue
+            table = name.split(".")[0]
+            for gov in CROSS:
+                r, why = replay(binary, os.path.join(d, name), table, gov, model_of(table) + extra)
+                a = acc.setdefault((table, st, gov), {"ns": 0.0, "n": 0, "traces": 0, "failed": 0})
+                if r is None or "irq_ends" not in r:
+                    a["failed"] += 1
+                    continue
+                if r.get("irq_wake_latency_us") is None:
+                    continue
+                a["ns"] += r["irq_wake_latency_us"] * r["irq_ends"]
+                a["n"] += r["irq_ends"]
+                a["traces"] += 1
+    rows = [dict(table=t, set=st, governor=g, wake_us=a["ns"] / a["n"] if a["n"] else None,
+                 irq_ends=a["n"], traces=a["traces"], failed=a["failed"])
+            for (t, st, g), a in sorted(acc.items())]
+    by = {(r["table"], r["set"], r["governor"]): r["wake_us"] for r in rows}
+    ratios = [dict(table=t, set=st, num=g, den="teo",
+                   ratio=by[(t, st, g)] / by[(t, st, "teo")]
+                   if by.get((t, st, g)) is not None and by.get((t, st, "teo")) else None)
+              for (t, st, g) in sorted(by) if g != "teo"]
+    return {"governors": CROSS, "flags": extra, "rows": rows, "ratios": ratios}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("outdir")
@@ -175,6 +219,8 @@ def main():
     ap.add_argument("--tick-costs-us",
                     help="the simulator's --tick-costs-us D,S,R for every table (default: "
                          "OUTDIR/tickcost.json's per table)")
+    ap.add_argument("--cross-flags",
+                    help="more simulator flags for the cross block (e.g. '--rules 0x7f')")
     args = ap.parse_args()
     model = ["--wake-delay-us", str(args.wake_delay_us), "--relax-ns", str(args.relax_ns)]
     out = os.path.join(args.outdir, "fidelity.json")
@@ -234,6 +280,9 @@ def main():
                stock=counts(rows, "within_stock"),
                stock_relative_only=counts(rows, "within_stock_relative"), missing=missing,
                wake_latency=wake)
+    res["cross"] = cross(binary, args.outdir, lambda t: model + [
+        "--irq-delay-us", str(irq[t]), "--tick-costs-us", ",".join(str(c) for c in costs[t])],
+        args.cross_flags.split() if args.cross_flags else [])
     with open(out, "w") as f:
         json.dump(res, f, indent=1)
     print("fidelity: interrupt delay per table (us): %s, from %s" % (
@@ -249,6 +298,9 @@ def main():
             "%s %d/%d" % (m, v["within"], v["runs"]) for m, v in c.items())))
     if missing:
         print("fidelity: %d replays missing or failed (fidelity.json: missing)" % len(missing))
+    for r in res["cross"]["ratios"]:
+        print("fidelity: cross: %s %s: interrupt wake-up latency %s/teo %s" % (
+            r["table"], r["set"], r["num"], "n/a" if r["ratio"] is None else "%.3f" % r["ratio"]))
     print("fidelity: %s/fidelity.json" % args.outdir)
     return 0
 

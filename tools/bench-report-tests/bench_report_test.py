@@ -148,7 +148,7 @@ ans = {"rteo": dict(above_per_entry=0.124, below_per_entry=0.126, share=dict(s0=
        "teo": dict(above_per_entry=0.0, below_per_entry=0.3, share=dict(s0=0.37, s1=0.63))}
 r = ans[opt("--governor")] if model else dict(above_per_entry=0.5, below_per_entry=0.5,
                                               share=dict(s0=0.5, s1=0.5))
-r.update(entries=7, args=a, irq_wake_latency_us=150.0 if model else 20.0)
+r.update(entries=7, args=a, irq_wake_latency_us=150.0 if model else 20.0, irq_ends=3)
 with open(opt("--json"), "w") as f:
     json.dump(r, f)
 """ % sys.executable
@@ -289,6 +289,15 @@ def main():
          fid["simulator"]["flags"] == ["--wake-delay-us", "264", "--relax-ns", "200"] and
          fid["simulator"]["irq_delay_us"] == {"x86-like-x10": 110} and
          fid["simulator"]["tick_costs_us"] == {"x86-like-x10": [7, 33, 56]}),
+        ("fidelity.py: cross: every trace under every governor, a failed replay counted",
+         lambda: {(r["set"], r["governor"]): (r["wake_us"], r["traces"], r["failed"])
+                  for r in fid["cross"]["rows"]} ==
+         {("tuning", "rteo"): (150.0, 1, 0), ("tuning", "teo"): (150.0, 1, 0),
+          ("tuning", "menu"): (None, 0, 1), ("tuning", "rteo-parity"): (None, 0, 1),
+          ("heldout", "rteo"): (150.0, 1, 0), ("heldout", "teo"): (150.0, 1, 0),
+          ("heldout", "menu"): (None, 0, 1), ("heldout", "rteo-parity"): (None, 0, 1)} and
+         {(r["set"], r["num"]): r["ratio"] for r in fid["cross"]["ratios"]}[("tuning", "rteo")]
+         == 1.0),
         ("fidelity.py: the replays' wake-up latency, model and stock", lambda:
          [(w["workload"], w["sim"], w["sim_stock"]) for w in fid["wake_latency"]] ==
          [("pipe", 150.0, 20.0), ("gzip", 150.0, 20.0), ("gzip", None, None)]),
