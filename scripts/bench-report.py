@@ -24,6 +24,8 @@ control rteo-parity/teo): the ratio of the medians over the repetitions both
 ran, with a paired bootstrap CI (the same repetitions resampled for both: the
 governors of a repetition ran back to back, under the same host load).
 With SIM_JSON, the simulator's results (and the SIM_JSON.md beside it).
+With OUTDIR/tickcost.json (scripts/tickcost.py), summary.json's "tickcost"
+and a section on what deciding, stopping and restarting the tick cost.
 With OUTDIR/fidelity.json (scripts/fidelity.py: the simulator's replay of
 each recorded run against what the guest measured of it), summary.json's
 "fidelity" (its rows) and "fidelity_summary", and a fidelity section: per
@@ -367,6 +369,28 @@ def fmt_share(x):
     return "-" if x is None else "%.4f" % x
 
 
+def tickcost_md(tc):
+    """The tick costs' section from tickcost.json (scripts/tickcost.py)."""
+    md = ["## What the idle loop's work costs in the guest\n",
+          "scripts/tickcost.py over the TICKCOST lines of %s (scripts/tickcost-guest.sh: the "
+          "tracepoints power:cpu_idle_sleep_length, timer:tick_stop, power:cpu_idle and "
+          "sched:sched_switch): deciding (select() and keeping the tick: the kept periods' "
+          "median from the sleep-length event to the entry), what stopping the tick adds on "
+          "the way in and restarting it on the way out (stopped against kept periods of the "
+          "same governor and workload), us, with bootstrap 95 %% intervals.%s\n" % (
+              tc.get("log", "?"), "" if tc.get("complete") else
+              " **Incomplete**: " + "; ".join(tc.get("problems", [])) + "."),
+          "| table | decide | stop | restart | periods stopped / kept |",
+          "|---|---|---|---|---|"]
+    for t, e in sorted(tc.get("per_table", {}).items()):
+        cell = [("%.1f [%.1f, %.1f]" % (v["us"], v["ci_low"], v["ci_high"])) if v else "-"
+                for v in (e.get("decide_us"), e.get("stop_us"), e.get("restart_us"))]
+        p = e.get("periods", {})
+        md.append("| %s | %s | %s | %s | %s / %s |" % (t, *cell, p.get("stopped"), p.get("kept")))
+    md.append("")
+    return md
+
+
 def fidelity_md(fid):
     """The fidelity section of the report from fidelity.json."""
     rows, sm = fid.get("rows", []), fid.get("summary", {})
@@ -395,6 +419,30 @@ def fidelity_md(fid):
             md.append("| %s | %d of %d | %s |" % (m, c["within"], c["runs"],
                                                 "%d of %d" % (o["within"], o["runs"]) if o else "-"))
     md.append("")
+    tc = sim.get("tick_costs_us")
+    if tc:
+        md.append("The emulated world's tick costs (decide, stop, restart, us; %s): %s.\n" % (
+            sim.get("tick_costs_from", "?"),
+            ", ".join("%s %s" % (t, "/".join(map(str, c))) for t, c in sorted(tc.items()))))
+    cross = fid.get("cross", {})
+    if cross.get("ratios"):
+        wake = {(r["table"], r["set"], r["governor"]): r for r in cross.get("rows", [])}
+        md.append("### The governors on the same input\n")
+        md.append("Every recorded trace replayed with every governor in that model (the "
+                  "cross block): the mean wake-up latency of the periods an interrupt ended, "
+                  "from the interrupt to the woken task (an emulated delay to a halted CPU, "
+                  "the exit latency, the restart of a stopped tick), and its ratio to teo's; "
+                  "rteo-parity/teo is the A/A control (deterministic: exactly 1).\n")
+        md.append("| table | set | teo us | rteo/teo | menu/teo | rteo-parity/teo |")
+        md.append("|---|---|---|---|---|---|")
+        rat = {(r["table"], r["set"], r["num"]): r["ratio"] for r in cross["ratios"]}
+        for t, st in sorted({(r["table"], r["set"]) for r in cross["ratios"]}):
+            teo = wake.get((t, st, "teo"), {}).get("wake_us")
+            md.append("| %s | %s | %s | %s | %s | %s |" % (
+                t, st, fmt(teo) if teo is not None else "-",
+                *(fmt(rat.get((t, st, g))) if rat.get((t, st, g)) is not None else "-"
+                  for g in ("rteo", "menu", "rteo-parity"))))
+        md.append("")
     for why in fid.get("missing", []):
         md.append("- no replay of %s %s %s (%s): %s" % (
             why.get("table"), why.get("workload"), why.get("governor"), why.get("config", ""),
@@ -494,6 +542,12 @@ def main():
                    meta={k: [" ".join(v) for v in vs] for k, vs in meta.items()},
                    commands=commands, guest=guest, ratios=ratios, aa_width=aa,
                    exit_latency=exitlat, plots=plots)
+    tc_path = os.path.join(args.outdir, "tickcost.json")
+    if os.path.exists(tc_path):
+        with open(tc_path) as f:
+            tc = json.load(f)
+        summary["tickcost"] = tc
+        md += tickcost_md(tc)
     fid_path = os.path.join(args.outdir, "fidelity.json")
     if os.path.exists(fid_path):
         with open(fid_path) as f:

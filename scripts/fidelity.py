@@ -174,11 +174,11 @@ def tick_costs(args, tables):
 CROSS = ["rteo", "teo", "menu", "rteo-parity"]
 
 
-def cross(binary, outdir, model_of, extra):
+def cross(binary, corpus, model_of, extra):
     """Every trace of the corpus under every governor of CROSS."""
     acc = {}
     for st in ("tuning", "heldout"):
-        d = os.path.join(outdir, "corpus", st)
+        d = os.path.join(corpus, st)
         for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
             if not name.endswith(".trace"):
                 continue
@@ -202,7 +202,8 @@ def cross(binary, outdir, model_of, extra):
                    ratio=by[(t, st, g)] / by[(t, st, "teo")]
                    if by.get((t, st, g)) is not None and by.get((t, st, "teo")) else None)
               for (t, st, g) in sorted(by) if g != "teo"]
-    return {"governors": CROSS, "flags": extra, "rows": rows, "ratios": ratios}
+    return {"governors": CROSS, "corpus": corpus, "flags": extra, "rows": rows,
+            "ratios": ratios}
 
 
 def main():
@@ -221,10 +222,14 @@ def main():
                          "OUTDIR/tickcost.json's per table)")
     ap.add_argument("--cross-flags",
                     help="more simulator flags for the cross block (e.g. '--rules 0x7f')")
+    ap.add_argument("--corpus", help="the cross block's corpus (default OUTDIR/corpus)")
+    ap.add_argument("--cross-only", action="store_true",
+                    help="only the cross block, as JSON on stdout (OUTDIR gives the model's "
+                         "parameters; nothing is written)")
     args = ap.parse_args()
     model = ["--wake-delay-us", str(args.wake_delay_us), "--relax-ns", str(args.relax_ns)]
     out = os.path.join(args.outdir, "fidelity.json")
-    if os.path.exists(out):
+    if os.path.exists(out) and not args.cross_only:
         os.remove(out)  # a failed run leaves none, not an old one
     with open(os.path.join(args.outdir, "guest-idle.json")) as f:
         gi = json.load(f)
@@ -242,11 +247,19 @@ def main():
                     "estimate: %d us, the median of the others'" % fill)
     costs, costs_from = tick_costs(args, tables)
     binary = simulator(args.sim)
+    model_of = lambda t: model + [  # noqa: E731
+        "--irq-delay-us", str(irq[t]), "--tick-costs-us", ",".join(str(c) for c in costs[t])]
+    extra = args.cross_flags.split() if args.cross_flags else []
+    corpus = args.corpus or os.path.join(args.outdir, "corpus")
+    if args.cross_only:
+        c = cross(binary, corpus, model_of, extra)
+        c.update(irq_delay_us=irq, tick_costs_us=costs, model=model)
+        json.dump(c, sys.stdout, indent=1)
+        print()
+        return 1 if any(r["failed"] for r in c["rows"]) else 0
     rows, missing, wake = [], [], []
     for g in guest:
-        configs = {"model": model + ["--irq-delay-us", str(irq[g["table"]]), "--tick-costs-us",
-                                     ",".join(str(c) for c in costs[g["table"]])],
-                   "stock": []}
+        configs = {"model": model_of(g["table"]), "stock": []}
         trace = os.path.join(args.outdir, "corpus", g["set"], "%s.%s.%s.trace" % (
             g["table"], g["workload"], g["governor"]))
         key = dict(table=g["table"], workload=g["workload"], governor=g["governor"], set=g["set"])
@@ -280,9 +293,7 @@ def main():
                stock=counts(rows, "within_stock"),
                stock_relative_only=counts(rows, "within_stock_relative"), missing=missing,
                wake_latency=wake)
-    res["cross"] = cross(binary, args.outdir, lambda t: model + [
-        "--irq-delay-us", str(irq[t]), "--tick-costs-us", ",".join(str(c) for c in costs[t])],
-        args.cross_flags.split() if args.cross_flags else [])
+    res["cross"] = cross(binary, corpus, model_of, extra)
     with open(out, "w") as f:
         json.dump(res, f, indent=1)
     print("fidelity: interrupt delay per table (us): %s, from %s" % (

@@ -7,7 +7,10 @@
 # `rule` module, as the rteo.rules parameter sets them in the kernel).
 # Prints the headline of the tuning set (synthetic classes and tuning
 # traces) for each, then the bar's four metrics on the held-out traces
-# (tools/cpuidle-sim/README.md, "The bar"), with teo's and menu's; or with
+# (tools/cpuidle-sim/README.md, "The bar"), with teo's and menu's, then
+# the interrupt wake-up latency against teo's of every recorded trace
+# replayed in the emulated world (scripts/fidelity.py --cross-only, its
+# model's parameters those of the run in Documentation/evaluation); or with
 # TABLE/CLASS (e.g. mvebu-xp/periodic-timer) that trace's too-deep and
 # too-shallow entries.
 set -euo pipefail
@@ -38,6 +41,9 @@ run() {
 	"$sim" --episodes "$episodes" --rules "$2" --json "$tmp/$2.json" |
 		awk -F'|' -v n="$1" '$2 ~ /^ rteo / { printf "| %s |%s|%s|%s|%s|\n", n, $3, $4, $5, $7 }'
 	echo "$1|$2" >>"$tmp/runs"
+	python3 "$TOP/scripts/fidelity.py" "$TOP/Documentation/evaluation" --sim "$sim" \
+		--corpus "$TOP/tools/cpuidle-sim/corpus" --cross-only --cross-flags "--rules $2" \
+		>"$tmp/$2.cross.json"
 }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -71,4 +77,16 @@ for line in open(tmp + "/runs"):
     last = h
 for g in ("teo", "menu"):
     print("| %s | %s |" % (g, " | ".join("%.4f" % last[g][k] for k in keys)))
+# the emulated world: the same traces under each governor
+print()
+cols = None
+for line in open(tmp + "/runs"):
+    name, mask = line.rstrip("\n").split("|")
+    c = json.load(open("%s/%s.cross.json" % (tmp, mask)))
+    rat = {(r["table"], r["set"]): r["ratio"] for r in c["ratios"] if r["num"] == "rteo"}
+    if cols is None:
+        cols = sorted(rat, key=lambda k: (k[1] != "heldout", k[0]))
+        print("| wake-up latency, rteo/teo | %s |" % " | ".join("%s %s" % k for k in cols))
+        print("|---|%s" % ("---|" * len(cols)))
+    print("| rteo %s | %s |" % (name, " | ".join("%.3f" % rat[k] for k in cols)))
 PY

@@ -168,8 +168,10 @@ GUEST = {"runs": [
 ], "irq_delay": {"x86-like-x10": {"delay_us": 110}}}
 # scripts/tickcost.py's estimates for the table
 TICKCOST = {"log": "x86_64-record.log", "complete": True, "problems": [], "per_table": {
-    "x86-like-x10": {"decide_us": {"us": 7.0}, "stop_us": {"us": 33.1},
-                     "restart_us": {"us": 56.4}}}}
+    "x86-like-x10": {"decide_us": {"us": 7.0, "ci_low": 6.0, "ci_high": 7.0},
+                     "stop_us": {"us": 33.1, "ci_low": 30.5, "ci_high": 35.1},
+                     "restart_us": {"us": 56.4, "ci_low": 52.0, "ci_high": 60.1},
+                     "periods": {"stopped": 800, "kept": 1600}}}}
 WANT = {("pipe", "rteo", "above_per_entry"): (True, True),
         ("pipe", "rteo", "below_per_entry"): (False, False),
         ("pipe", "rteo", "share_s0"): (True, False),
@@ -315,6 +317,11 @@ def main():
     checks += [
         ("no fidelity.json: no fidelity in the report", lambda: "fidelity" not in nofid and
          "## Fidelity" not in md),
+        ("report: the tick costs, in summary.json and as a table", lambda:
+         fs["tickcost"] == TICKCOST and "| x86-like-x10 | 7.0 [6.0, 7.0] | 33.1 [30.5, 35.1] | "
+         "56.4 [52.0, 60.1] | 800 / 1600 |" in fmd),
+        ("report: the cross block's wake-up latency ratios", lambda:
+         "| x86-like-x10 | tuning | 150 | 1 | - | - |" in fsec),
         ("report: summary.json's fidelity is fidelity.json's rows", lambda:
          fs["fidelity"] == fid["rows"] and fs["fidelity_summary"]["summary"] == fid["summary"]),
         ("report: the count, misses and floor said", lambda:
