@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # select-cost.sh [TABLE] [PERIODS]: instructions per select() of teo.c and
-# of rteo on the host, for the same stream of idle periods (the parity
-# harness's workloads), counted by callgrind inside the select functions
-# only (teo_select with the teo_update it inlines; Teo::select with
-# update).  Instruction counts are exact and repeatable, unlike timings on
+# of rteo (parity mode, and the default mode with every rule) on the host,
+# for the same stream of idle periods (the parity harness's workloads),
+# counted by callgrind inside the select functions only (teo_select with
+# the teo_update it inlines; Teo::select with update).  Instruction counts are exact and repeatable, unlike timings on
 # a shared 2-core machine.  Also prints the harness's wall-clock medians.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,10 +26,13 @@ count() { # GOV PATTERN
 }
 teo=$(count teo 'teo_select')
 rteo=$(count rteo '*Teo*select*')
+dflt=$(count rteo-default '*Teo*select*')
+for v in "$teo" "$rteo" "$dflt"; do
+	[ -n "$v" ] && [ "$v" -gt 0 ] || { echo "select-cost: callgrind counted nothing"; exit 1; }
+done
 # the stream is replayed 5 times by --bench
-per_teo=$(echo "$teo $n" | awk '{ printf "%.1f", $1 / ($2 * 5) }')
-per_rteo=$(echo "$rteo $n" | awk '{ printf "%.1f", $1 / ($2 * 5) }')
-echo "select-cost: $table, $n periods x 5: teo.c $per_teo instructions/select, rteo $per_rteo"
-echo "select-cost: ratio rteo/teo = $(echo "$rteo $teo" | awk '{ printf "%.3f", $1 / $2 }')"
+per() { echo "$1 $n" | awk '{ printf "%.1f", $1 / ($2 * 5) }'; }
+echo "select-cost: $table, $n periods x 5: teo.c $(per "$teo") instructions/select, rteo parity mode $(per "$rteo"), rteo default mode $(per "$dflt")"
+echo "select-cost: ratio rteo/teo = $(echo "$rteo $teo" | awk '{ printf "%.3f", $1 / $2 }') (parity mode), $(echo "$dflt $teo" | awk '{ printf "%.3f", $1 / $2 }') (default mode)"
 "$bin" --bench both --periods "$n" --table "$table" |
 	awk '{ v[$4] = v[$4] " " $6 } END { for (g in v) print "select-cost: wall " g " ns/period (5 rounds, incl. harness):" v[g] }'

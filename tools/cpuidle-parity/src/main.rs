@@ -9,10 +9,12 @@
 //! and poll-time-limit flag, and every field of the per-CPU metrics.
 //!
 //! Usage: cpuidle-parity [--periods N] [--seed S]
-//!        cpuidle-parity --bench teo|rteo|both [--periods N] [--table T]
+//!        cpuidle-parity --bench teo|rteo|rteo-default|both [--periods N] [--table T]
 //!
 //! `--bench` replays one pre-generated period stream (all workloads, one
-//! table) through one governor only and prints ns per period; run it under
+//! table) through one governor only (rteo: parity mode; rteo-default: the
+//! default mode, every rule in force; both: all three) and prints ns per
+//! period; run it under
 //! `valgrind --tool=callgrind --toggle-collect=<select function>` to count
 //! the instructions of `select()` alone (see scripts/select-cost.sh).
 //!
@@ -20,7 +22,7 @@
 //! workload, the first mismatch with its inputs, and exits 1 on any.
 
 use rteo_core::host::{HostEnv, SplitMix64};
-use rteo_core::rteo_core::{Decision, SleepLength, State, Teo, STATE_MAX};
+use rteo_core::rteo_core::{Decision, Mode, SleepLength, State, Teo, STATE_MAX};
 use std::process::ExitCode;
 
 mod ffi {
@@ -453,13 +455,17 @@ fn run(
     Ok(())
 }
 
-/// Replays `stream` through teo.c (`rteo == false`) or rteo; returns a
-/// checksum of the decisions so the work cannot be optimised away.
-fn bench_one(states: &[State], stream: &[Period], rteo: bool) -> u64 {
+/// Replays `stream` through teo.c (`rteo == None`) or rteo in mode
+/// `rteo`; returns a checksum of the decisions so the work cannot be
+/// optimised away.
+fn bench_one(states: &[State], stream: &[Period], rteo: Option<Mode>) -> u64 {
     let mut pair = Pair::new(states);
+    if let Some(m) = rteo {
+        pair.teo.set_mode(m);
+    }
     let mut sum = 0u64;
     for p in stream {
-        if rteo {
+        if rteo.is_some() {
             let d = pair.rteo_select(p);
             pair.rteo_wakeup(p, d.idx);
             sum = sum.wrapping_add(d.idx as u64 + d.stop_tick as u64);
@@ -492,18 +498,27 @@ fn bench(which: &str, table: &str, periods: u64, seed: u64) -> ExitCode {
             p
         })
         .collect();
-    let govs: &[bool] = match which {
-        "teo" => &[false],
-        "rteo" => &[true],
-        _ => &[false, true],
+    let govs: &[Option<Mode>] = match which {
+        "teo" => &[None],
+        "rteo" => &[Some(Mode::Parity)],
+        "rteo-default" => &[Some(Mode::Default)],
+        "both" => &[None, Some(Mode::Parity), Some(Mode::Default)],
+        _ => {
+            eprintln!("--bench wants teo, rteo, rteo-default or both");
+            return ExitCode::from(2);
+        }
     };
     for round in 0..5 {
         for &g in govs {
             let t = std::time::Instant::now();
             let sum = bench_one(states, &stream, g);
             let ns = t.elapsed().as_nanos() as f64 / periods as f64;
-            let name = if g { "rteo" } else { "teo.c" };
-            println!("bench: round {round} {name:<5} {table}: {ns:.1} ns/period (checksum {sum})");
+            let name = match g {
+                None => "teo.c",
+                Some(Mode::Parity) => "rteo",
+                Some(Mode::Default) => "rteo-default",
+            };
+            println!("bench: round {round} {name:<12} {table}: {ns:.1} ns/period (checksum {sum})");
         }
     }
     ExitCode::SUCCESS
