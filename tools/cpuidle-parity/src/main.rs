@@ -188,7 +188,7 @@ fn gen(w: &str, r: &mut Rng, t: &[State], prev_sleep: &mut i64) -> Period {
         }
         "pm-qos" => {
             let s = &t[r.below(n as u64) as usize];
-            p.latency_req_ns = (s.exit_latency_ns + r.range(-1 * US, 1 * US)).max(0);
+            p.latency_req_ns = (s.exit_latency_ns + r.range(-US, US)).max(0);
             p.sleep_ns = r.range(0, 5 * deepest);
             p.residency_ns = r.below(5 * deepest as u64 + 1);
             p.tick_stopped = r.chance(20);
