@@ -26,7 +26,9 @@
 //! charges the scaled exit latency).  `--wake-delay-us N` replays in the
 //! emulated world of src/world.c (an emulator's late interrupts: the tick
 //! reaches a halted CPU N us late, a recorded wake-up past its timer is
-//! when the CPU resumed; README.md, "Replay", has the model and the
+//! when a halted CPU resumes, and a polling one takes the timer at its
+//! expiry where the guest's CPU was halted; README.md, "Replay", has the
+//! model and the
 //! calibration of N); without it, core.c's world, as the corpus runs.
 //! `--irq-delay-us N` adds to that world an interrupt's delay to a halted
 //! CPU (none to a polling one), taken off the recorded wake-ups the guest
@@ -429,7 +431,7 @@ struct Episode {
     sleep_ns: i64,
     /// When the CPU is really woken, ns (== `sleep_ns` for a timer, but
     /// for a late one in the emulated world of `--wake-delay-us`: then
-    /// later).
+    /// later, unless [`raise_times`] made the lateness `halt_delay_ns`).
     wake_ns: i64,
     src: Src,
     /// Time to the next tick when the CPU goes idle, ns, in (0, TICK_NSEC].
@@ -439,6 +441,10 @@ struct Episode {
     /// The state the guest's CPU was in when the episode ended, where a
     /// recorded trace says so.
     guest_state: Option<usize>,
+    /// In the emulated world: how much later than `wake_ns` a halted CPU
+    /// takes the wake-up's interrupt (a polling one takes it at
+    /// `wake_ns`); set by [`raise_times`].
+    halt_delay_ns: i64,
 }
 
 /// The trace generator: splitmix64 with exponential draws.
@@ -482,6 +488,7 @@ fn generate(class: &str, seed: u64, n: usize, t: &Table) -> Vec<Episode> {
             tick_phase_ns,
             qos_us: no_qos,
             guest_state: None,
+            halt_delay_ns: 0,
         };
         match class {
             "periodic-timer" => {
@@ -627,18 +634,22 @@ fn load_trace(path: &std::path::Path, late: bool) -> Result<Vec<Episode>, String
             tick_phase_ns,
             qos_us: num(4)?.clamp(0, i64::from(i32::MAX)) as i32,
             guest_state,
+            halt_delay_ns: 0,
         });
     }
     Ok(out)
 }
 
-/// The emulated world's interrupt delay (`--irq-delay-us`): an interrupt
-/// reached the guest's CPU `delay_ns` late where that CPU was halted, so
-/// an interrupt's episode whose guest state does not poll on `t` was
-/// raised `delay_ns` before its recorded wake-up (at least 1 ns after the
-/// start); the simulated CPU then pays the delay again only if it halts
-/// (src/world.c).  Timer wake-ups keep their recorded time.  A state the
-/// table does not have is an error.
+/// The emulated world's late interrupts to a halted CPU, per episode: when
+/// the wake-up's interrupt was raised (`wake_ns`) and how much later a
+/// halted CPU takes it (`halt_delay_ns`; a polling one takes it at once,
+/// src/world.c).  An interrupt (`--irq-delay-us`) reached the guest's CPU
+/// `delay_ns` late where that CPU was halted, so an interrupt's episode
+/// whose guest state does not poll on `t` was raised `delay_ns` before its
+/// recorded wake-up (at least 1 ns after the start), and every interrupt's
+/// episode has the delay `delay_ns`.  A timer's wake-up recorded past its
+/// expiry with the guest's CPU halted was raised at the expiry: its delay
+/// is the lateness.  A state the table does not have is an error.
 fn raise_times(eps: &mut [Episode], t: &Table, delay_ns: i64) -> Result<(), String> {
     for (i, e) in eps.iter_mut().enumerate() {
         let Some(s) = e.guest_state else { continue };
@@ -650,9 +661,22 @@ fn raise_times(eps: &mut [Episode], t: &Table, delay_ns: i64) -> Result<(), Stri
                 t.states.len()
             )
         })?;
-        if e.src == Src::Irq && !st.polling {
-            e.wake_ns = (e.wake_ns - delay_ns).max(1);
+        match e.src {
+            Src::Irq => {
+                if !st.polling {
+                    e.wake_ns = (e.wake_ns - delay_ns).max(1);
+                }
+            }
+            Src::Timer => {
+                if !st.polling && e.wake_ns > e.sleep_ns {
+                    e.halt_delay_ns = e.wake_ns - e.sleep_ns;
+                    e.wake_ns = e.sleep_ns;
+                }
+            }
         }
+    }
+    for e in eps.iter_mut().filter(|e| e.src == Src::Irq) {
+        e.halt_delay_ns = delay_ns;
     }
     Ok(())
 }
@@ -905,6 +929,7 @@ fn simulate(
     let n = t.states.len();
     for (epn, ep) in trace.iter().enumerate() {
         sc.periods += 1;
+        core.set_halt_delay(ep.halt_delay_ns);
         core.episode(ep.wake_ns, ep.sleep_ns, ep.tick_phase_ns, ep.qos_us);
         let mut first = true;
         loop {
@@ -1234,17 +1259,16 @@ impl Replay {
         if episodes.is_empty() {
             return Err(format!("{trace}: no episodes"));
         }
-        if irq_delay_ns != 0 {
-            if wake_delay_ns.is_none() {
-                return Err("an interrupt delay needs the emulated world".into());
-            }
+        if irq_delay_ns != 0 && wake_delay_ns.is_none() {
+            return Err("an interrupt delay needs the emulated world".into());
+        }
+        if wake_delay_ns.is_some() {
             raise_times(&mut episodes, &table, irq_delay_ns)
                 .map_err(|e| format!("{trace}: {e}"))?;
         }
         let mut g = governor(gov);
         core.set_relax_ns(relax_ns);
         core.set_emulated(wake_delay_ns);
-        core.set_irq_delay(irq_delay_ns);
         let [decide, stop, restart] = tick_costs_ns;
         core.set_tick_costs(decide, stop, restart);
         let score = simulate(core, g.as_mut(), &table, "replay", &episodes);
@@ -2230,7 +2254,6 @@ mod tests {
             core.set_relax_ns(1);
             core.set_exact_poll(false);
             core.set_emulated(Some(0));
-            core.set_irq_delay(irq_us * US);
             let mut eps = load_trace(std::path::Path::new(&tr), true).unwrap();
             raise_times(&mut eps, &t, irq_us * US).unwrap();
             let s = simulate(
@@ -2267,6 +2290,53 @@ mod tests {
         .is_err());
         std::fs::remove_file(tr).unwrap();
         std::fs::remove_file(bad).unwrap();
+    }
+
+    /// A timer's wake-up recorded late with the guest's CPU halted: the
+    /// emulator's delay of the timer's interrupt to a halted CPU.  A
+    /// halted simulated CPU resumes when the guest's did, a polling one at
+    /// the timer's expiry; from a polling guest the lateness stays.
+    #[test]
+    fn emulated_world_late_timers_are_late_to_halted_cpus_only() {
+        let t = table_named("x86-like-x10").unwrap();
+        // a 500 us timer that woke the guest at 800 us, in C1 and polling
+        let tr = trace_file(
+            "latetimer",
+            &[
+                "500 800 timer 4000 2000000000 1",
+                "500 800 timer 4000 2000000000 0",
+            ],
+        );
+        let run = |state: usize| {
+            let mut core = Core::lock();
+            core.set_relax_ns(1);
+            core.set_exact_poll(false);
+            core.set_emulated(Some(0));
+            let mut eps = load_trace(std::path::Path::new(&tr), true).unwrap();
+            raise_times(&mut eps, &t, 0).unwrap();
+            let s = simulate(
+                &mut core,
+                &mut Fixed(vec![(state, true)], 0),
+                &t,
+                "test",
+                &eps,
+            );
+            core.set_emulated(None);
+            (
+                eps[0].wake_ns / US,
+                eps[0].halt_delay_ns / US,
+                s.state_ns[state] / US as u64,
+            )
+        };
+        let near = |got: u64, want: u64| assert!(got.abs_diff(want) <= 2, "{got} vs {want}");
+        // halted in C1: both resume at 800 us, 20 us exit each
+        let (wake, delay, c1) = run(1);
+        assert_eq!((wake, delay), (500, 300));
+        near(c1, 2 * 820);
+        // polling: the first at the timer, the second (a polling guest
+        // woke late too) at 800 us
+        near(run(0).2, 500 + 800);
+        std::fs::remove_file(tr).unwrap();
     }
 
     /// The idle loop's costs in the emulated world: a decision delays the

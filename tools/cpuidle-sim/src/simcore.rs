@@ -47,7 +47,7 @@ extern "C" {
     fn simcore_set_relax_ns(ns: u64);
     fn simcore_set_exact_poll(exact: bool);
     fn simcore_set_emulated(on: bool, wake_delay_ns: i64);
-    fn simcore_set_irq_delay(irq_delay_ns: i64);
+    fn simcore_set_halt_delay(halt_delay_ns: i64);
     fn simcore_set_tick_costs(decide_ns: i64, stop_ns: i64, restart_ns: i64);
     fn simcore_idle_exit_cost() -> i64;
     #[cfg(test)]
@@ -165,13 +165,12 @@ impl Core {
         unsafe { simcore_set_emulated(wake_delay_ns.is_some(), wake_delay_ns.unwrap_or(0)) }
     }
 
-    /// In the emulated world (after [`Core::set_emulated`] with `Some`):
-    /// an interrupt that ends an episode before its timer reaches a halted
-    /// CPU `ns` late, a polling one at once.  `set_emulated(None)` resets
-    /// it to 0.
-    pub fn set_irq_delay(&mut self, ns: i64) {
+    /// In the emulated world (after [`Core::set_emulated`] with `Some`),
+    /// for the next episode: its wake-up's interrupt reaches a halted CPU
+    /// `ns` late, a polling one at once.
+    pub fn set_halt_delay(&mut self, ns: i64) {
         // SAFETY: plain call.
-        unsafe { simcore_set_irq_delay(ns) }
+        unsafe { simcore_set_halt_delay(ns) }
     }
 
     /// In the emulated world, from the next [`Core::init`] on: what the

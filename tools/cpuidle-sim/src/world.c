@@ -14,19 +14,20 @@
  *
  *  - the tick's interrupt reaches a halted CPU wake_delay_ns after the
  *    tick's expiry (the parameter cpuidle-sim --wake-delay-us);
- *  - the episode's wake-up is when the guest's CPU really resumed, as
- *    recorded, also when that is after the timer's expiry (a timer
- *    interrupt delivered late): the CPU halts until then, it does not
- *    resume at the timer's expiry (core.c's rule, under which a wake-up
- *    past the timer cannot happen).  The recorded time already holds the
- *    emulator's delay: no delay is added to it;
- *  - an interrupt that ends the episode before its timer (an IPI from the
- *    waker, a device) reaches a halted CPU irq_delay_ns late
- *    (simcore_set_irq_delay(), cpuidle-sim --irq-delay-us), a polling one
- *    at once: the waker of a polling CPU only sets need_resched, and a
- *    halted vCPU's thread must be woken.  The episode's wake-up is then
- *    when the interrupt was raised (the caller takes the delay off the
- *    recorded time where the guest's CPU was halted).
+ *  - a wake-up may come after the timer's expiry (a timer interrupt
+ *    delivered late): the CPU halts until then, it does not resume at the
+ *    timer's expiry (core.c's rule, under which a wake-up past the timer
+ *    cannot happen);
+ *  - the interrupt that ends the episode reaches a halted CPU
+ *    halt_delay_ns after the episode's wake-up, a polling one at once: the
+ *    waker of a polling CPU only sets need_resched, and a halted vCPU's
+ *    thread must be woken.  The caller gives the delay per episode
+ *    (simcore_set_halt_delay()) and makes the wake-up the time the
+ *    interrupt was raised: for an interrupt before the timer (an IPI from
+ *    the waker, a device), cpuidle-sim --irq-delay-us, taken off the
+ *    recorded time where the guest's CPU was halted; for a timer whose
+ *    wake-up was recorded late with the guest's CPU halted, the timer's
+ *    expiry, the lateness the delay.
  *
  *  - the idle loop's own work costs time (simcore_set_tick_costs(),
  *    cpuidle-sim --tick-costs-us): every decision of the governor (its
@@ -48,7 +49,7 @@
 static struct {
 	bool on;
 	s64 wake_delay_ns;
-	s64 irq_delay_ns;
+	s64 halt_delay_ns;
 	s64 decide_ns;
 	s64 stop_ns;
 	s64 restart_ns;
@@ -65,9 +66,8 @@ static int simcore_state_enter_emulated(struct cpuidle_device *d,
 		return index;
 	}
 	w.woken_by = 1;
-	/* an interrupt before the timer: late to a halted CPU */
-	if (w.wake < w.timer)
-		until += emu.irq_delay_ns;
+	/* the wake-up's interrupt: late to a halted CPU */
+	until += emu.halt_delay_ns;
 	if (tick->active && tick->expires + emu.wake_delay_ns < until) {
 		until = tick->expires + emu.wake_delay_ns;
 		w.woken_by = 2;
@@ -85,7 +85,7 @@ void simcore_set_emulated(bool on, s64 wake_delay_ns)
 	emu.on = on;
 	emu.wake_delay_ns = wake_delay_ns > 0 ? wake_delay_ns : 0;
 	if (!on)
-		emu.irq_delay_ns = emu.decide_ns = emu.stop_ns = emu.restart_ns = 0;
+		emu.halt_delay_ns = emu.decide_ns = emu.stop_ns = emu.restart_ns = 0;
 }
 
 /* In the emulated world: what the idle loop's work costs (core.c's
@@ -98,10 +98,12 @@ void simcore_set_tick_costs(s64 decide_ns, s64 stop_ns, s64 restart_ns)
 	emu.restart_ns = restart_ns > 0 ? restart_ns : 0;
 }
 
-/* In the emulated world: how late an interrupt reaches a halted CPU. */
-void simcore_set_irq_delay(s64 irq_delay_ns)
+/* In the emulated world, for the next episode: how late its wake-up's
+ * interrupt reaches a halted CPU.
+ */
+void simcore_set_halt_delay(s64 halt_delay_ns)
 {
-	emu.irq_delay_ns = irq_delay_ns > 0 ? irq_delay_ns : 0;
+	emu.halt_delay_ns = halt_delay_ns > 0 ? halt_delay_ns : 0;
 }
 
 /* simcore_init(), then the emulated ->enter() if asked for. */
