@@ -4,7 +4,8 @@
 # sim.sh [OUTDIR] [ARGS...]: the governor simulator alone (make sim): the
 # corpus through rteo (both modes), teo.c, menu.c and the oracle, with the
 # cpuidle core's and the tick's own C from the kernel tree; writes
-# OUTDIR/sim.md and sim.json, prints the headline table, then draws
+# OUTDIR/sim.md and sim.json (also as OUTDIR/summary.json, the name runs
+# are compared by, as make bench's), prints the headline table, then draws
 # OUTDIR/sim-*.png from the JSON (scripts/sim-plots.py, matplotlib under
 # Debian's /usr/bin/python3).  ARGS go to cpuidle-sim.
 set -euo pipefail
@@ -23,4 +24,5 @@ mkdir -p "$out"
 cargo build --quiet --release --manifest-path "$TOP/tools/cpuidle-sim/Cargo.toml"
 "$CARGO_TARGET_DIR/release/cpuidle-sim" --json "$out/sim.json" --md "$out/sim.md" "$@"
 "$py" "$TOP/scripts/sim-plots.py" "$out/sim.json" "$out" --md "$out/sim.md"
-echo "sim: report in $out/sim.md"
+cp "$out/sim.json" "$out/summary.json"
+echo "sim: report in $out/sim.md, summary in $out/summary.json"
