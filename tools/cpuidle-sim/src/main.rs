@@ -2047,6 +2047,32 @@ mod tests {
         s
     }
 
+    /// `trace` in the emulated world with no tick delay and an interrupt
+    /// delay of `irq_delay_ns` ([`raise_times`]), state `state` chosen
+    /// every time with the tick stopped: the episodes as raised, the score.
+    fn emulated_in(
+        trace: &str,
+        t: &Table,
+        state: usize,
+        irq_delay_ns: i64,
+    ) -> (Vec<Episode>, Score) {
+        let mut core = Core::lock();
+        core.set_relax_ns(1);
+        core.set_exact_poll(false);
+        core.set_emulated(Some(0));
+        let mut eps = load_trace(std::path::Path::new(trace), true).unwrap();
+        raise_times(&mut eps, t, irq_delay_ns).unwrap();
+        let s = simulate(
+            &mut core,
+            &mut Fixed(vec![(state, true)], 0),
+            t,
+            "test",
+            &eps,
+        );
+        core.set_emulated(None);
+        (eps, s)
+    }
+
     #[test]
     fn scaled_table_multiplies_latency_and_residency() {
         let base = table_named("x86-like").unwrap();
@@ -2250,21 +2276,7 @@ mod tests {
             ],
         );
         let run = |state: usize, irq_us: i64| {
-            let mut core = Core::lock();
-            core.set_relax_ns(1);
-            core.set_exact_poll(false);
-            core.set_emulated(Some(0));
-            let mut eps = load_trace(std::path::Path::new(&tr), true).unwrap();
-            raise_times(&mut eps, &t, irq_us * US).unwrap();
-            let s = simulate(
-                &mut core,
-                &mut Fixed(vec![(state, true)], 0),
-                &t,
-                "test",
-                &eps,
-            );
-            core.set_emulated(None);
-            s.state_ns[state] / US as u64
+            emulated_in(&tr, &t, state, irq_us * US).1.state_ns[state] / US as u64
         };
         // (to the microsecond: a poll notices the wake-up at its next
         // clock read)
@@ -2308,20 +2320,7 @@ mod tests {
             ],
         );
         let run = |state: usize| {
-            let mut core = Core::lock();
-            core.set_relax_ns(1);
-            core.set_exact_poll(false);
-            core.set_emulated(Some(0));
-            let mut eps = load_trace(std::path::Path::new(&tr), true).unwrap();
-            raise_times(&mut eps, &t, 0).unwrap();
-            let s = simulate(
-                &mut core,
-                &mut Fixed(vec![(state, true)], 0),
-                &t,
-                "test",
-                &eps,
-            );
-            core.set_emulated(None);
+            let (eps, s) = emulated_in(&tr, &t, state, 0);
             (
                 eps[0].wake_ns / US,
                 eps[0].halt_delay_ns / US,
