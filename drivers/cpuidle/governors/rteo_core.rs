@@ -122,16 +122,14 @@ pub mod rule {
     pub const TICK_CUT_HIT: u32 = 1 << 2;
     /// 4: weigh intercepts against the state the sleep length allows.
     pub const TIMER_CANDIDATE: u32 = 1 << 3;
-    /// 5: the likeliest state rather than teo's median.
-    pub const LIKELIEST: u32 = 1 << 4;
-    /// 6: timed-out polling slices count with the rest of the idle.
-    pub const POLL_CARRY: u32 = 1 << 5;
-    /// 7: a tight QoS limit alone does not skip the sleep length.
-    pub const QOS_SLEEP_LENGTH: u32 = 1 << 6;
-    /// 8: the deepest state allowed stops the tick.
-    pub const DEEPEST_STOPS_TICK: u32 = 1 << 7;
+    /// 5: timed-out polling slices count with the rest of the idle.
+    pub const POLL_CARRY: u32 = 1 << 4;
+    /// 6: a tight QoS limit alone does not skip the sleep length.
+    pub const QOS_SLEEP_LENGTH: u32 = 1 << 5;
+    /// 7: the deepest state allowed stops the tick.
+    pub const DEEPEST_STOPS_TICK: u32 = 1 << 6;
     /// Every rule.
-    pub const ALL: u32 = (1 << 8) - 1;
+    pub const ALL: u32 = (1 << 7) - 1;
 }
 
 /// How `select()` decides.
@@ -363,7 +361,7 @@ impl Teo {
         }
     }
 
-    /// Rule 6 ([`rule::POLL_CARRY`]), when the polling slice ran out of
+    /// Rule 5 ([`rule::POLL_CARRY`]), when the polling slice ran out of
     /// time: it is the start of an idle period that goes on, not an idle
     /// period of its own (teo counts it as a hit on the timer, and the rest
     /// of the idle as a short intercept in the shallowest bin, so a 30 us
@@ -461,11 +459,7 @@ impl Teo {
             early_sleep = Some(self.rule_timer_candidate(env, &mut scan));
         }
         if self.intercepts_outweigh_hits(&scan) {
-            scan.idx = if self.on(rule::LIKELIEST) {
-                self.rule_likeliest(env, &scan)
-            } else {
-                self.shallower_candidate(env, &scan)
-            };
+            scan.idx = self.shallower_candidate(env, &scan);
         }
 
         // QoS cap
@@ -619,7 +613,7 @@ impl Teo {
     /// without asking for the sleep length: teo does so when short idles
     /// dominate or the PM QoS limit `latency_req` is tight.
     ///
-    /// Rule 7 ([`rule::QOS_SLEEP_LENGTH`]): a tight QoS limit alone does
+    /// Rule 6 ([`rule::QOS_SLEEP_LENGTH`]): a tight QoS limit alone does
     /// not make the idle short; keeping the tick through a long idle wakes
     /// the CPU at every tick, so look at the sleep length for the tick.
     fn skips_sleep_length<E: Env>(&self, env: &E, idx: usize, latency_req: i64) -> bool {
@@ -774,37 +768,7 @@ impl Teo {
         sl
     }
 
-    /// Rule 5 ([`rule::LIKELIEST`]), when intercepts below the candidate
-    /// outweigh the rest: the enabled state whose bin holds the most
-    /// events, the candidate's bin being everything at or above it.
-    /// Choosing state `j` instead of a shallower `i` turns the events of
-    /// bin `i` into too-deep entries and those of bin `j` into exact ones,
-    /// so the fullest bin makes the fewest wrong entries.  teo instead
-    /// takes the deepest state with more than half of the intercepts at or
-    /// above it (a median, [`Teo::shallower_candidate`]), which, when idle
-    /// times spread over several bins, lands a bin short of the likeliest
-    /// one.
-    fn rule_likeliest<E: Env>(&self, env: &E, scan: &Scan) -> usize {
-        let mut best = scan.idx;
-        // what teo's own test weighs the intercepts against (`total`
-        // carries one extra PULSE, as there)
-        let mut best_events = self
-            .total
-            .wrapping_sub(scan.idx_hit_sum)
-            .wrapping_sub(scan.idx_intercept_sum);
-        for i in (scan.idx0..scan.idx).rev() {
-            if env.disabled(i) {
-                continue;
-            }
-            if self.state_bins[i].intercepts > best_events {
-                best = i;
-                best_events = self.state_bins[i].intercepts;
-            }
-        }
-        best
-    }
-
-    /// Rule 8 ([`rule::DEEPEST_STOPS_TICK`]): the state `idx` is the
+    /// Rule 7 ([`rule::DEEPEST_STOPS_TICK`]): the state `idx` is the
     /// deepest one the QoS limit allows, so the tick cannot lead to a
     /// deeper state; keeping it only splits a long idle in two.  Then
     /// intercepts within a tick period do not keep the tick, and state 0
@@ -1280,25 +1244,6 @@ mod tests {
         assert!(c1 > 0 && c1e == 0);
         let (c1, c1e) = bins(Mode::Default);
         assert!(c1 == 0 && c1e > 0);
-    }
-
-    #[test]
-    fn default_mode_takes_the_likeliest_state_not_the_median() {
-        let (parity, default) = both_modes(|mode| {
-            let mut env = TestEnv::new(&X86_LIKE);
-            let mut teo = Teo::ZERO;
-            teo.set_mode(mode);
-            // intercepts spread over the bins: POLL 2, C1 3, C1E 5, C6 3
-            for (i, n) in [2, 3, 5, 3].into_iter().enumerate() {
-                teo.state_bins[i].intercepts = n * PULSE;
-            }
-            teo.total = 14 * PULSE;
-            teo.select(&mut env)
-        });
-        // teo: the deepest state with more than half of the intercepts
-        // below C6 at or above it (C1); rteo: the fullest bin (C1E)
-        assert_eq!(parity.idx, 1);
-        assert_eq!(default.idx, 2);
     }
 
     #[test]
