@@ -61,6 +61,7 @@ MIN_REPS = 5
 GOVS = ["rteo", "teo", "menu", "rteo-parity"]
 PAIRS = [("rteo", "teo"), ("menu", "teo"), ("rteo-parity", "teo")]
 AA = ("rteo-parity", "teo")
+OFF = "rteo-off="
 # what describes the run rather than scores it: its ratios say higher/lower
 INFO = {("idle", "entries"), ("idle", "wakeups_per_s")}
 # the exit-latency check's metrics: the typical lateness, not the tail
@@ -209,7 +210,10 @@ def analyse(data, meta):
             med, lo, hi = median_ci(vals)
             guest.append(dict(key, governor=gov, median=med, ci_low=lo, ci_high=hi,
                               n=len(vals), reps=reps, values=vals))
-        for num, den in PAIRS:
+        # rteo with rules switched off (rteo-off=MASK) against rteo: what
+        # those rules bring in the guest
+        off = [(g, "rteo") for g in order(runs) if g.startswith(OFF)]
+        for num, den in PAIRS + off:
             if num in runs and den in runs:
                 a, b = common(runs, num, den)
                 if a:
@@ -342,6 +346,19 @@ def table_md(table, guest, ratios, exitlat):
             md.append("| %s | %s | %s | %s | %s | %s%s |" % (
                 b, m, " | ".join(cells), fmt_ratio(r), r["verdict"] if r else "-",
                 fmt_ratio(aa), " **A/A differs**" if differs(aa) else ""))
+        md.append("")
+    offs = [g for g in govs if g.startswith(OFF)]
+    if keys and offs:
+        md.append("rteo with rules switched off against rteo (rteo-off=MASK/rteo, the "
+                  "rteo.rules_off bits; > 1: higher without those rules) [95 % CI], verdict:\n")
+        md.append("| benchmark | metric | " + " | ".join("%s/rteo" % g for g in offs) + " |")
+        md.append("|---|---|" + "---|" * len(offs))
+        for b, m in keys:
+            cells = []
+            for g in offs:
+                r = rat.get((b, m, g))
+                cells.append("%s %s" % (fmt_ratio(r), r["verdict"]) if r else "-")
+            md.append("| %s | %s | %s |" % (b, m, " | ".join(cells)))
         md.append("")
     floor = [g for g in rows if g["benchmark"] == "floor"]
     if floor:
