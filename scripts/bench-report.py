@@ -210,9 +210,9 @@ def analyse(data, meta):
             med, lo, hi = median_ci(vals)
             guest.append(dict(key, governor=gov, median=med, ci_low=lo, ci_high=hi,
                               n=len(vals), reps=reps, values=vals))
-        # rteo with rules switched off (rteo-off=MASK) against rteo: what
-        # those rules bring in the guest
-        off = [(g, "rteo") for g in order(runs) if g.startswith(OFF)]
+        # rteo with rules switched off (rteo-off=MASK) against rteo (what
+        # those rules bring in the guest) and against teo
+        off = [(g, d) for g in order(runs) if g.startswith(OFF) for d in ("rteo", "teo")]
         for num, den in PAIRS + off:
             if num in runs and den in runs:
                 a, b = common(runs, num, den)
@@ -332,7 +332,10 @@ def table_md(table, guest, ratios, exitlat):
     md = ["### %s\n" % table]
     rows = [g for g in guest if g["table"] == table]
     med = {(g["benchmark"], g["metric"], g["governor"]): g for g in rows}
-    rat = {(r["benchmark"], r["metric"], r["num"]): r for r in ratios if r["table"] == table}
+    rat = {(r["benchmark"], r["metric"], r["num"]): r for r in ratios
+           if r["table"] == table and not (r["num"].startswith(OFF) and r["den"] != "rteo")}
+    offteo = {(r["benchmark"], r["metric"], r["num"]): r for r in ratios
+              if r["table"] == table and r["num"].startswith(OFF) and r["den"] == "teo"}
     govs = order({g["governor"] for g in rows} - {"none"})
     keys = sorted({(g["benchmark"], g["metric"]) for g in rows
                    if g["benchmark"] != "floor" and not g["benchmark"].startswith("exitlat-")})
@@ -350,14 +353,16 @@ def table_md(table, guest, ratios, exitlat):
     offs = [g for g in govs if g.startswith(OFF)]
     if keys and offs:
         md.append("rteo with rules switched off against rteo (rteo-off=MASK/rteo, the "
-                  "rteo.rules_off bits; > 1: higher without those rules) [95 % CI], verdict:\n")
-        md.append("| benchmark | metric | " + " | ".join("%s/rteo" % g for g in offs) + " |")
-        md.append("|---|---|" + "---|" * len(offs))
+                  "rteo.rules_off bits; > 1: higher without those rules) and against teo "
+                  "[95 % CI], verdict:\n")
+        md.append("| benchmark | metric | " + " | ".join("%s/rteo | %s/teo" % (g, g) for g in offs) + " |")
+        md.append("|---|---|" + "---|" * (2 * len(offs)))
         for b, m in keys:
             cells = []
             for g in offs:
-                r = rat.get((b, m, g))
-                cells.append("%s %s" % (fmt_ratio(r), r["verdict"]) if r else "-")
+                for rs in (rat, offteo):
+                    r = rs.get((b, m, g))
+                    cells.append("%s %s" % (fmt_ratio(r), r["verdict"]) if r else "-")
             md.append("| %s | %s | %s |" % (b, m, " | ".join(cells)))
         md.append("")
     floor = [g for g in rows if g["benchmark"] == "floor"]
