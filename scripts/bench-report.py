@@ -332,10 +332,8 @@ def table_md(table, guest, ratios, exitlat):
     md = ["### %s\n" % table]
     rows = [g for g in guest if g["table"] == table]
     med = {(g["benchmark"], g["metric"], g["governor"]): g for g in rows}
-    rat = {(r["benchmark"], r["metric"], r["num"]): r for r in ratios
-           if r["table"] == table and not (r["num"].startswith(OFF) and r["den"] != "rteo")}
-    offteo = {(r["benchmark"], r["metric"], r["num"]): r for r in ratios
-              if r["table"] == table and r["num"].startswith(OFF) and r["den"] == "teo"}
+    rat = {(r["benchmark"], r["metric"], r["num"], r["den"]): r for r in ratios
+           if r["table"] == table}
     govs = order({g["governor"] for g in rows} - {"none"})
     keys = sorted({(g["benchmark"], g["metric"]) for g in rows
                    if g["benchmark"] != "floor" and not g["benchmark"].startswith("exitlat-")})
@@ -344,7 +342,7 @@ def table_md(table, guest, ratios, exitlat):
                   " | rteo/teo [95 % CI] | verdict | A/A rteo-parity/teo [95 % CI] |")
         md.append("|---|---|" + "---|" * (len(govs) + 3))
         for b, m in keys:
-            r, aa = rat.get((b, m, "rteo")), rat.get((b, m, AA[0]))
+            r, aa = rat.get((b, m, "rteo", "teo")), rat.get((b, m) + AA)
             cells = [fmt(med[(b, m, g)]["median"]) if (b, m, g) in med else "-" for g in govs]
             md.append("| %s | %s | %s | %s | %s | %s%s |" % (
                 b, m, " | ".join(cells), fmt_ratio(r), r["verdict"] if r else "-",
@@ -360,8 +358,8 @@ def table_md(table, guest, ratios, exitlat):
         for b, m in keys:
             cells = []
             for g in offs:
-                for rs in (rat, offteo):
-                    r = rs.get((b, m, g))
+                for den in ("rteo", "teo"):
+                    r = rat.get((b, m, g, den))
                     cells.append("%s %s" % (fmt_ratio(r), r["verdict"]) if r else "-")
             md.append("| %s | %s | %s |" % (b, m, " | ".join(cells)))
         md.append("")
