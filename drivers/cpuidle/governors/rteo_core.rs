@@ -116,20 +116,18 @@ pub struct Decision {
 pub mod rule {
     /// 1: no polling after two polling slices in a row ran out of time.
     pub const POLL_CASCADE: u32 = 1 << 0;
-    /// 2: after a long tick wake-up, go by the sleep length.
-    pub const LONG_TICK_WAKEUP: u32 = 1 << 1;
-    /// 3: the tick cutting a known timer sleep counts as a hit.
-    pub const TICK_CUT_HIT: u32 = 1 << 2;
-    /// 4: weigh intercepts against the state the sleep length allows.
-    pub const TIMER_CANDIDATE: u32 = 1 << 3;
-    /// 5: timed-out polling slices count with the rest of the idle.
-    pub const POLL_CARRY: u32 = 1 << 4;
-    /// 6: a tight QoS limit alone does not skip the sleep length.
-    pub const QOS_SLEEP_LENGTH: u32 = 1 << 5;
-    /// 7: the deepest state allowed stops the tick.
-    pub const DEEPEST_STOPS_TICK: u32 = 1 << 6;
+    /// 2: the tick cutting a known timer sleep counts as a hit.
+    pub const TICK_CUT_HIT: u32 = 1 << 1;
+    /// 3: weigh intercepts against the state the sleep length allows.
+    pub const TIMER_CANDIDATE: u32 = 1 << 2;
+    /// 4: timed-out polling slices count with the rest of the idle.
+    pub const POLL_CARRY: u32 = 1 << 3;
+    /// 5: a tight QoS limit alone does not skip the sleep length.
+    pub const QOS_SLEEP_LENGTH: u32 = 1 << 4;
+    /// 6: the deepest state allowed stops the tick.
+    pub const DEEPEST_STOPS_TICK: u32 = 1 << 5;
     /// Every rule.
-    pub const ALL: u32 = (1 << 7) - 1;
+    pub const ALL: u32 = (1 << 6) - 1;
 }
 
 /// How `select()` decides.
@@ -166,11 +164,6 @@ pub struct Teo {
     /// Idle periods in a row that ended by the polling time limit (0: the
     /// last one did not).
     pub poll_timeouts: u32,
-    /// Idle time measured for the last period, ns (as `update()` saw it).
-    pub last_measured_ns: i64,
-    /// Weighted count of intercepts by interrupts other than the tick after
-    /// at least half a tick of idle time.
-    pub long_intercepts: u32,
     /// Default mode: idle time spent in polling slices that ran out of
     /// time since the last period that did not, ns.
     pub poll_carry_ns: i64,
@@ -195,8 +188,6 @@ impl Teo {
         tick_wakeup: false,
         mode: Mode::Parity,
         poll_timeouts: 0,
-        last_measured_ns: 0,
-        long_intercepts: 0,
         poll_carry_ns: 0,
         rules: 0,
     };
@@ -235,7 +226,7 @@ struct Scan {
     /// Hits in the bins below the candidate.
     idx_hit_sum: u32,
     /// The bin with the most intercepts (the deepest of equals) of all but
-    /// the last state, or of those below the candidate after rule 4 moved
+    /// the last state, or of those below the candidate after rule 3 moved
     /// it; -1 if none.
     intercept_max_idx: isize,
 }
@@ -268,7 +259,6 @@ impl Teo {
         let mut total: u32 = 0;
 
         decay(&mut self.short_idles);
-        decay(&mut self.long_intercepts);
 
         let poll_timed_out = env.take_poll_time_limit();
         self.poll_timeouts = if poll_timed_out {
@@ -301,7 +291,6 @@ impl Teo {
             }
             m
         };
-        self.last_measured_ns = measured_ns;
 
         let states = env.states();
         for (i, s) in states.iter().enumerate() {
@@ -355,13 +344,10 @@ impl Teo {
             if measured_ns <= env.tick_nsec() {
                 self.tick_intercepts = self.tick_intercepts.wrapping_add(PULSE);
             }
-            if !self.tick_wakeup && measured_ns >= env.tick_nsec() / 2 {
-                self.long_intercepts = self.long_intercepts.wrapping_add(PULSE);
-            }
         }
     }
 
-    /// Rule 5 ([`rule::POLL_CARRY`]), when the polling slice ran out of
+    /// Rule 4 ([`rule::POLL_CARRY`]), when the polling slice ran out of
     /// time: it is the start of an idle period that goes on, not an idle
     /// period of its own (teo counts it as a hit on the timer, and the rest
     /// of the idle as a short intercept in the shallowest bin, so a 30 us
@@ -371,10 +357,9 @@ impl Teo {
         self.poll_carry_ns = self
             .poll_carry_ns
             .saturating_add(env.last_residency_ns() as i64);
-        self.last_measured_ns = i64::MAX;
     }
 
-    /// Rule 3 ([`rule::TICK_CUT_HIT`]), when the tick woke the CPU after
+    /// Rule 2 ([`rule::TICK_CUT_HIT`]), when the tick woke the CPU after
     /// `measured_ns` of idle: whether it cut short a sleep whose timer was
     /// known and still ahead.  That is the tick's doing (it was kept by the
     /// last decision), not an intercept: the timer would have ended the
@@ -435,9 +420,6 @@ impl Teo {
                 stop_tick: false,
             };
         };
-        if self.on(rule::LONG_TICK_WAKEUP) && self.tick_woke_long_idle(tick_nsec) {
-            return self.rule_long_tick_wakeup(env, &scan, tick_nsec, tick_stopped);
-        }
 
         // only one state enabled: use it, but keep the tick if it is shallow
         if scan.idx == scan.idx0 {
@@ -613,7 +595,7 @@ impl Teo {
     /// without asking for the sleep length: teo does so when short idles
     /// dominate or the PM QoS limit `latency_req` is tight.
     ///
-    /// Rule 6 ([`rule::QOS_SLEEP_LENGTH`]): a tight QoS limit alone does
+    /// Rule 5 ([`rule::QOS_SLEEP_LENGTH`]): a tight QoS limit alone does
     /// not make the idle short; keeping the tick through a long idle wakes
     /// the CPU at every tick, so look at the sleep length for the tick.
     fn skips_sleep_length<E: Env>(&self, env: &E, idx: usize, latency_req: i64) -> bool {
@@ -693,47 +675,7 @@ impl Teo {
         d
     }
 
-    /// Rule 2 ([`rule::LONG_TICK_WAKEUP`]): the tick woke the CPU after at
-    /// least half a tick of idle time, and hardly any recent idle period
-    /// of that length was cut short by an interrupt other than the tick
-    /// ([`Teo::long_intercepts`] below 1/16 of the total).  teo would
-    /// trust the metrics of the short idles again and may sit in a shallow
-    /// state tick after tick until the timer comes; rteo goes by the sleep
-    /// length instead ([`Teo::rule_long_tick_wakeup`]).
-    fn tick_woke_long_idle(&self, tick_nsec: i64) -> bool {
-        self.tick_wakeup
-            && self.last_measured_ns >= tick_nsec / 2
-            && self.long_intercepts.saturating_mul(16) < self.total
-    }
-
-    /// Rule 2 ([`rule::LONG_TICK_WAKEUP`]), when the idle goes on
-    /// ([`Teo::tick_woke_long_idle`]): the deepest enabled state within
-    /// the QoS limit that fits the sleep length, stopping the tick if the
-    /// sleep is at least a tick long (and the state does not poll), or
-    /// else fitting the next tick.
-    fn rule_long_tick_wakeup<E: Env>(
-        &mut self,
-        env: &mut E,
-        scan: &Scan,
-        tick_nsec: i64,
-        tick_stopped: bool,
-    ) -> Decision {
-        let sl = env.sleep_length();
-        let d = sl.duration_ns;
-        self.sleep_length_ns = d;
-        let idx = Self::deepest_fitting(env, scan.idx0, scan.constraint_idx, d);
-        Self::stop_tick_or_fit_next_tick(
-            env,
-            scan.idx0,
-            idx,
-            d,
-            sl.delta_tick_ns,
-            tick_nsec,
-            tick_stopped,
-        )
-    }
-
-    /// Rule 4 ([`rule::TIMER_CANDIDATE`]), when intercepts outweigh hits:
+    /// Rule 3 ([`rule::TIMER_CANDIDATE`]), when intercepts outweigh hits:
     /// teo weighs the intercepts below the deepest state against the
     /// events at or above it, so when the sleep length rules the deepest
     /// state out, every intercept tips the scale (hits on the state the
@@ -768,7 +710,7 @@ impl Teo {
         sl
     }
 
-    /// Rule 7 ([`rule::DEEPEST_STOPS_TICK`]): the state `idx` is the
+    /// Rule 6 ([`rule::DEEPEST_STOPS_TICK`]): the state `idx` is the
     /// deepest one the QoS limit allows, so the tick cannot lead to a
     /// deeper state; keeping it only splits a long idle in two.  Then
     /// intercepts within a tick period do not keep the tick, and state 0
@@ -1124,38 +1066,6 @@ mod tests {
         assert!(X86_LIKE[parity.idx].polling);
         assert!(default.idx > 0);
         assert!(!X86_LIKE[default.idx].polling);
-    }
-
-    #[test]
-    fn default_mode_goes_by_the_timer_after_a_long_tick_wakeup() {
-        let (parity, default) = both_modes(|mode| {
-            let mut env = TestEnv::new(&MVEBU_XP);
-            let mut teo = Teo::ZERO;
-            teo.set_mode(mode);
-            // a burst of short I/O idles ending before the timer
-            env.sleep.duration_ns = 30_000_000;
-            for _ in 0..40 {
-                env.period(&mut teo, 30_000, false);
-            }
-            // then a quiet stretch: the tick wakes the CPU after 4 ms
-            env.period(&mut teo, TICK_NSEC as u64, true);
-            teo.select(&mut env)
-        });
-        assert_eq!(
-            parity,
-            Decision {
-                idx: 0,
-                stop_tick: false
-            }
-        );
-        // the timer 30 ms away allows the deepest state; the tick stops
-        assert_eq!(
-            default,
-            Decision {
-                idx: 2,
-                stop_tick: true
-            }
-        );
     }
 
     #[test]
