@@ -391,7 +391,7 @@ impl Teo {
     /// refinements in [`Mode::Default`].
     pub fn select<E: Env>(&mut self, env: &mut E) -> Decision {
         let d = self.select_inner(env);
-        if self.on(rule::POLL_CASCADE) && self.poll_timeouts >= 2 {
+        if self.poll_timeouts >= 2 && self.on(rule::POLL_CASCADE) {
             return Self::rule_poll_cascade(env, d);
         }
         d
@@ -437,11 +437,16 @@ impl Teo {
 
         // intercepts outweigh hits: shallower candidate
         let mut early_sleep = None;
-        if self.on(rule::TIMER_CANDIDATE) && self.intercepts_outweigh_hits(&scan) {
-            early_sleep = Some(self.rule_timer_candidate(env, &mut scan));
-        }
         if self.intercepts_outweigh_hits(&scan) {
-            scan.idx = self.shallower_candidate(env, &scan);
+            let mut outweigh = true;
+            // rule 3 may move the candidate: weigh again then
+            if self.on(rule::TIMER_CANDIDATE) {
+                early_sleep = Some(self.rule_timer_candidate(env, &mut scan));
+                outweigh = self.intercepts_outweigh_hits(&scan);
+            }
+            if outweigh {
+                scan.idx = self.shallower_candidate(env, &scan);
+            }
         }
 
         // QoS cap
@@ -517,13 +522,18 @@ impl Teo {
         let mut hit_sum: u32 = 0;
         let mut intercept_max_idx: isize = -1;
         let mut constraint_idx: usize = 0;
-        let mut idx0: usize = 0;
-        let mut idx: Option<usize> = None;
 
-        if !env.disabled(0) {
-            idx = Some(0);
-        }
         let count = env.states().len();
+        // The first enabled state: teo.c notes it in the loop below (`if
+        // (idx < 0) idx0 = i`); finding it first spares the loop that test.
+        let mut idx0: usize = 0;
+        while env.disabled(idx0) {
+            idx0 += 1;
+            if idx0 == count {
+                return None;
+            }
+        }
+        let mut idx = idx0;
         for i in 1..count {
             let prev = self.state_bins[i - 1];
             hit_sum = hit_sum.wrapping_add(prev.hits);
@@ -535,10 +545,7 @@ impl Teo {
             if env.disabled(i) {
                 continue;
             }
-            if idx.is_none() {
-                idx0 = i; // first enabled state
-            }
-            idx = Some(i);
+            idx = i;
             if env.states()[i].exit_latency_ns <= latency_req {
                 constraint_idx = i;
             }
@@ -547,7 +554,7 @@ impl Teo {
         }
         Some(Scan {
             idx0,
-            idx: idx?,
+            idx,
             constraint_idx,
             idx_intercept_sum,
             idx_hit_sum,
