@@ -270,15 +270,19 @@ impl Teo {
             self.rule_poll_carry(env);
             return;
         }
+        let mut residency_ns = env.last_residency_ns() as i64;
         let carry = core::mem::take(&mut self.poll_carry_ns);
-        if carry != 0 && self.sleep_length_ns != KTIME_MAX {
-            self.sleep_length_ns = self.sleep_length_ns.saturating_add(carry);
+        if carry != 0 {
+            residency_ns = residency_ns.saturating_add(carry);
+            if self.sleep_length_ns != KTIME_MAX {
+                self.sleep_length_ns = self.sleep_length_ns.saturating_add(carry);
+            }
         }
         let measured_ns: i64 = if poll_timed_out {
             // The polling state timed out: this may have been a long sleep.
             i64::MAX
         } else {
-            let mut m = (env.last_residency_ns() as i64).saturating_add(carry);
+            let mut m = residency_ns;
             // Take half of the exit latency as the average wakeup delay.
             if m >= lat_ns {
                 m -= lat_ns / 2;
