@@ -221,7 +221,7 @@ def main():
                     help="the simulator's --tick-costs-us D,S,R for every table (default: "
                          "OUTDIR/tickcost.json's per table)")
     ap.add_argument("--cross-flags",
-                    help="more simulator flags for the cross block (e.g. '--rules 0x1f')")
+                    help="more simulator flags for the cross block (e.g. '--rules 0xf')")
     ap.add_argument("--corpus", help="the cross block's corpus (default OUTDIR/corpus)")
     ap.add_argument("--cross-only", action="store_true",
                     help="only the cross block, as JSON on stdout (OUTDIR gives the model's "

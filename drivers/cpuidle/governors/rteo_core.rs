@@ -116,18 +116,16 @@ pub struct Decision {
 pub mod rule {
     /// 1: no polling after two polling slices in a row ran out of time.
     pub const POLL_CASCADE: u32 = 1 << 0;
-    /// 2: the tick cutting a known timer sleep counts as a hit.
-    pub const TICK_CUT_HIT: u32 = 1 << 1;
-    /// 3: weigh intercepts against the state the sleep length allows.
-    pub const TIMER_CANDIDATE: u32 = 1 << 2;
-    /// 4: timed-out polling slices count with the rest of the idle.
-    pub const POLL_CARRY: u32 = 1 << 3;
-    /// 5: a tight QoS limit alone does not skip the sleep length.
-    pub const QOS_SLEEP_LENGTH: u32 = 1 << 4;
-    /// 6: the deepest state allowed stops the tick.
-    pub const DEEPEST_STOPS_TICK: u32 = 1 << 5;
+    /// 2: weigh intercepts against the state the sleep length allows.
+    pub const TIMER_CANDIDATE: u32 = 1 << 1;
+    /// 3: timed-out polling slices count with the rest of the idle.
+    pub const POLL_CARRY: u32 = 1 << 2;
+    /// 4: a tight QoS limit alone does not skip the sleep length.
+    pub const QOS_SLEEP_LENGTH: u32 = 1 << 3;
+    /// 5: the deepest state allowed stops the tick.
+    pub const DEEPEST_STOPS_TICK: u32 = 1 << 4;
     /// Every rule.
-    pub const ALL: u32 = (1 << 6) - 1;
+    pub const ALL: u32 = (1 << 5) - 1;
 }
 
 /// How `select()` decides.
@@ -226,7 +224,7 @@ struct Scan {
     /// Hits in the bins below the candidate.
     idx_hit_sum: u32,
     /// The bin with the most intercepts (the deepest of equals) of all but
-    /// the last state, or of those below the candidate after rule 3 moved
+    /// the last state, or of those below the candidate after rule 2 moved
     /// it; -1 if none.
     intercept_max_idx: isize,
 }
@@ -317,11 +315,6 @@ impl Teo {
         decay(&mut self.total_tick);
         if self.tick_wakeup {
             self.total_tick = self.total_tick.wrapping_add(PULSE);
-            if self.on(rule::TICK_CUT_HIT) && self.rule_tick_cut_hit(measured_ns) {
-                let b = &mut self.state_bins[idx_timer];
-                b.hits = b.hits.wrapping_add(PULSE);
-                return;
-            }
             // Tick wakeups dominate: count a hit on the deepest state to
             // make stopping the tick more likely.
             if 3u32.wrapping_mul(self.total_tick) > 2u32.wrapping_mul(self.total) {
@@ -351,7 +344,7 @@ impl Teo {
         }
     }
 
-    /// Rule 4 ([`rule::POLL_CARRY`]), when the polling slice ran out of
+    /// Rule 3 ([`rule::POLL_CARRY`]), when the polling slice ran out of
     /// time: it is the start of an idle period that goes on, not an idle
     /// period of its own (teo counts it as a hit on the timer, and the rest
     /// of the idle as a short intercept in the shallowest bin, so a 30 us
@@ -361,17 +354,6 @@ impl Teo {
         self.poll_carry_ns = self
             .poll_carry_ns
             .saturating_add(env.last_residency_ns() as i64);
-    }
-
-    /// Rule 2 ([`rule::TICK_CUT_HIT`]), when the tick woke the CPU after
-    /// `measured_ns` of idle: whether it cut short a sleep whose timer was
-    /// known and still ahead.  That is the tick's doing (it was kept by the
-    /// last decision), not an intercept: the timer would have ended the
-    /// period, so count a hit for it.  teo counts an intercept once tick
-    /// intercepts are frequent, which keeps the tick and a shallow state
-    /// chosen, period after period.
-    fn rule_tick_cut_hit(&self, measured_ns: i64) -> bool {
-        self.sleep_length_ns != KTIME_MAX && self.sleep_length_ns > measured_ns
     }
 
     /// The deepest enabled state shallower than `idx` whose target residency
@@ -443,7 +425,7 @@ impl Teo {
         let mut early_sleep = None;
         if self.intercepts_outweigh_hits(&scan) {
             let mut outweigh = true;
-            // rule 3 may move the candidate: weigh again then
+            // rule 2 may move the candidate: weigh again then
             if self.on(rule::TIMER_CANDIDATE) {
                 early_sleep = Some(self.rule_timer_candidate(env, &mut scan));
                 outweigh = self.intercepts_outweigh_hits(&scan);
@@ -606,7 +588,7 @@ impl Teo {
     /// without asking for the sleep length: teo does so when short idles
     /// dominate or the PM QoS limit `latency_req` is tight.
     ///
-    /// Rule 5 ([`rule::QOS_SLEEP_LENGTH`]): a tight QoS limit alone does
+    /// Rule 4 ([`rule::QOS_SLEEP_LENGTH`]): a tight QoS limit alone does
     /// not make the idle short; keeping the tick through a long idle wakes
     /// the CPU at every tick, so look at the sleep length for the tick.
     fn skips_sleep_length<E: Env>(&self, env: &E, idx: usize, latency_req: i64) -> bool {
@@ -686,7 +668,7 @@ impl Teo {
         d
     }
 
-    /// Rule 3 ([`rule::TIMER_CANDIDATE`]), when intercepts outweigh hits:
+    /// Rule 2 ([`rule::TIMER_CANDIDATE`]), when intercepts outweigh hits:
     /// teo weighs the intercepts below the deepest state against the
     /// events at or above it, so when the sleep length rules the deepest
     /// state out, every intercept tips the scale (hits on the state the
@@ -721,7 +703,7 @@ impl Teo {
         sl
     }
 
-    /// Rule 6 ([`rule::DEEPEST_STOPS_TICK`]): the state `idx` is the
+    /// Rule 5 ([`rule::DEEPEST_STOPS_TICK`]): the state `idx` is the
     /// deepest one the QoS limit allows, so the tick cannot lead to a
     /// deeper state; keeping it only splits a long idle in two.  Then
     /// intercepts within a tick period do not keep the tick, and state 0
@@ -1262,45 +1244,5 @@ mod tests {
             }
             assert_eq!(p.1.state_bins, d.1.state_bins);
         }
-    }
-
-    #[test]
-    fn default_mode_counts_a_tick_cut_timer_sleep_as_a_hit() {
-        let bins = |mode| {
-            let mut env = TestEnv::new(&MVEBU_XP);
-            let mut teo = Teo::ZERO;
-            teo.set_mode(mode);
-            env.sleep = SleepLength {
-                duration_ns: 2_000_000,
-                delta_tick_ns: 3_000_000,
-            };
-            // state 1 for the 2 ms timer, tick kept (it comes later)
-            let d = teo.select(&mut env);
-            assert_eq!(d.idx, 1);
-            // the tick comes first after all (1.5 ms), with tick
-            // intercepts frequent and hits in the metrics
-            teo.reflect(true);
-            env.last_state_idx = d.idx as i32;
-            env.last_residency_ns = 1_500_000;
-            teo.tick_intercepts = 8 * PULSE;
-            teo.state_bins[0].hits = 8 * PULSE;
-            teo.select(&mut env);
-            teo.state_bins[1]
-        };
-        // teo: an intercept; rteo: a hit for the timer that was still ahead
-        assert_eq!(
-            bins(Mode::Parity),
-            Bin {
-                intercepts: PULSE,
-                hits: 0
-            }
-        );
-        assert_eq!(
-            bins(Mode::Default),
-            Bin {
-                intercepts: 0,
-                hits: PULSE
-            }
-        );
     }
 }

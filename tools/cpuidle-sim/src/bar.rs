@@ -759,7 +759,7 @@ mod tests {
         Bar {
             episodes: 12000,
             relax_ns: 1,
-            rules: 63,
+            rules: 31,
             corpus: vec![
                 ("heldout".into(), "rec-gzip".into(), 414),
                 ("tuning".into(), "rec-idle".into(), 37),
