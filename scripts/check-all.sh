@@ -8,13 +8,20 @@
 # boots as soon as its kernel is built, while the next one builds; the
 # bisect build of the series and kunit.py run at the lowest priority, in
 # the CPU time the guests leave.  Each part's output is printed whole, in
-# the order given, when all are done.
+# the order given, when all are done; a line marks each part's end as it
+# comes, so that a run stopped from outside still shows what finished.
+#
+# The run keeps to a budget: RCPUIDLE_CHECK_BUDGET seconds (default 5100,
+# 85 min) from RCPUIDLE_CHECK_T0 (.ci/run sets it before the set-up) or
+# from here.  A part still running then is stopped and counted failed,
+# and the outputs so far are printed, rather than the whole run being
+# killed by CI with nothing to show.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 fail=0 p=0 f=0 s=0
 tally() { # add the counts of a "..: N passed, N failed, N skipped" line
 	local l
-	l=$(grep -E '[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$1" | tail -n1)
+	l=$(grep -E '[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$1" 2>/dev/null | tail -n1)
 	[ -n "$l" ] || return 0
 	p=$((p + $(echo "$l" | sed -E 's/.* ([0-9]+) passed.*/\1/')))
 	f=$((f + $(echo "$l" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
@@ -22,6 +29,37 @@ tally() { # add the counts of a "..: N passed, N failed, N skipped" line
 }
 dir=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
+t0=${RCPUIDLE_CHECK_T0:-$(date +%s)}
+budget=${RCPUIDLE_CHECK_BUDGET:-5100}
+exec 3>&1
+done_line() { # PART FILE: the part's end, with its tally line, at once
+	echo "check: $1 done at $(($(date +%s) - t0)) s: $(grep -E '[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$2" 2>/dev/null | tail -n1 || true)" >&3
+}
+below() { # PID: the processes below PID
+	local c
+	for c in $(pgrep -P "$1"); do
+		echo "$c"
+		below "$c"
+	done
+}
+# the watchdog: at the end of the budget, stop every part (their builds
+# and guests with them)
+{
+	me=$BASHPID
+	left=$((t0 + budget - $(date +%s)))
+	# (its sleep holds none of the run's output open: a pipe reading
+	# this run ends when the run does)
+	[ $left -gt 0 ] && { sleep $left </dev/null >/dev/null 2>&1 & wait $!; }
+	touch "$dir/deadline"
+	echo "check: the budget of $budget s is spent: stopping the parts still running" >&3
+	for sig in TERM KILL; do
+		all=$(below $$)
+		mine=$(below "$me")
+		kill -$sig $(echo "$all" | grep -vx -e "$me" $(for q in $mine; do echo "-e $q"; done)) 2>/dev/null
+		sleep 10
+	done
+} &
+watchdog=$!
 
 echo "== host tests =="
 "$TOP/scripts/host-tests.sh" 2>&1 | tee "$dir/host"
@@ -34,6 +72,7 @@ one() { # ARCH: the arch's checks, output in $dir/ARCH, status in $dir/ARCH.rc
 		"$TOP/scripts/patches.sh" verify || rc=1
 	fi
 	"$TOP/scripts/check.sh" "$1" || rc=1
+	[ ! -f "$dir/deadline" ] || { rc=1; echo "check: $1: stopped at the end of the budget ($budget s)"; }
 	echo $rc >"$dir/$1.rc"
 }
 # graft once here: the per-arch builds below then find nothing to change
@@ -51,6 +90,7 @@ case " $* " in
 		rc=0
 		RCPUIDLE_BUILD_NICE=19 "$TOP/scripts/patches.sh" bisect >"$dir/bisect" 2>&1 || rc=1
 		echo $rc >"$dir/bisect.rc"
+		done_line bisect "$dir/bisect"
 		# and the KUnit suites through kunit.py, as kernel developers
 		# run them, in the bisect build (no kernel to run them on if
 		# that failed); its guest a little above the bisect builds, so
@@ -62,7 +102,9 @@ case " $* " in
 			echo "kunit: not run: the bisect build failed" >"$dir/kunit"
 			rc=1
 		fi
+		[ ! -f "$dir/deadline" ] || { rc=1; echo "kunit: stopped at the end of the budget ($budget s)" >>"$dir/kunit"; }
 		echo $rc >"$dir/kunit.rc"
+		done_line kunit.py "$dir/kunit"
 	} &
 	bisectpid=$!
 	echo "check: bisect and kunit.py running in the background" ;;
@@ -91,42 +133,52 @@ if [ -n "$others" ]; then
 	builds=$!
 fi
 if [ -n "$bg" ]; then
-	one x86_64 >"$dir/x86_64" 2>&1 &
+	{ one x86_64 >"$dir/x86_64" 2>&1; done_line x86_64 "$dir/x86_64"; } &
 	bg=$!
 	echo "check: x86_64 running in the background"
 fi
 for arch in $others; do
 	while [ ! -f "$dir/$arch.built" ] && kill -0 "$builds" 2>/dev/null; do sleep 5; done
+	if [ -f "$dir/deadline" ]; then
+		{ cat "$dir/$arch.build" 2>/dev/null; echo "check: $arch: not run: the budget ($budget s) was spent"; } >"$dir/$arch"
+		continue
+	fi
 	{ cat "$dir/$arch.build"; RCPUIDLE_BUILD_NICE=${bg:+10} one "$arch"; } >"$dir/$arch" 2>&1
+	done_line "$arch" "$dir/$arch"
 done
 [ -z "$others" ] || wait "$builds"
 [ -z "$bisectpid" ] || wait "$bisectpid"
 [ -z "$bg" ] || wait "$bg"
+kill $(below "$watchdog") "$watchdog" 2>/dev/null
 if [ -n "$bisect" ]; then
 	echo "== patch series: bisect =="
-	cat "$dir/bisect"
-	if [ "$(cat "$dir/bisect.rc")" = 0 ]; then
+	cat "$dir/bisect" 2>/dev/null
+	[ -f "$dir/bisect.rc" ] || echo "bisect: did not finish"
+	if [ "$(cat "$dir/bisect.rc" 2>/dev/null)" = 0 ]; then
 		p=$((p + 1))
 	else
 		fail=1 f=$((f + 1))
 	fi
 	echo "== kunit.py, rustfmtcheck, rustdoc =="
-	cat "$dir/kunit"
-	if [ "$(cat "$dir/kunit.rc")" != 0 ]; then
+	cat "$dir/kunit" 2>/dev/null
+	[ -f "$dir/kunit.rc" ] || echo "kunit: did not finish"
+	if [ "$(cat "$dir/kunit.rc" 2>/dev/null)" != 0 ]; then
 		fail=1
-		grep -q ' failed, ' "$dir/kunit" || f=$((f + 1))
+		grep -q ' failed, ' "$dir/kunit" 2>/dev/null || f=$((f + 1))
 	fi
 	tally "$dir/kunit"
 fi
 for arch in "$@"; do
 	echo "== $arch =="
-	cat "$dir/$arch"
+	cat "$dir/$arch" 2>/dev/null
+	[ -f "$dir/$arch.rc" ] || echo "check: $arch: did not finish"
 	if [ "$(cat "$dir/$arch.rc" 2>/dev/null)" != 0 ]; then
 		fail=1
-		grep -q ' failed, ' "$dir/$arch" || f=$((f + 1))
+		grep -q ' failed, ' "$dir/$arch" 2>/dev/null || f=$((f + 1))
 	fi
 	tally "$dir/$arch"
 done
+[ ! -f "$dir/deadline" ] || { echo "== budget =="; echo "check: stopped at the end of the budget ($budget s): what had not finished is counted failed"; f=$((f + 1)); }
 echo "== total =="
 echo "$p passed, $f failed, $s skipped"
 [ $fail = 0 ] && [ $f = 0 ]
