@@ -41,4 +41,8 @@ if grep -q 'REC ' "$log"; then
 fi
 # the report says what is missing when the guest failed; the exit status too
 /usr/bin/python3 "$TOP/scripts/bench-report.py" "$out" "$log" --sim "$out/sim/sim.json" --commands "$cmds"
+# the guest targets against this run, and the repetitions its spread says
+# they would take (power.md, power.json)
+python3 "$TOP/scripts/bench-power.py" "$out/summary.json" --md "$out/power.md" --json "$out/power.json" ||
+	echo "bench: bench-power.py found no rteo/teo ratios" >&2
 [ "$grc" = 0 ] || die "the bench guest failed: the report is incomplete"

@@ -116,35 +116,21 @@ else
 	echo "$out" | grep -v '^ok '; f=$((f + 1))
 fi
 
-# the guest benchmark report against crafted logs of known data (Debian's
-# python3 has its numpy and matplotlib)
-if out=$(/usr/bin/python3 "$TOP/tools/bench-report-tests/bench_report_test.py" 2>&1); then
-	echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
-else
-	echo "$out" | grep -v '^ok '; f=$((f + 1))
-fi
-
-# the recorder's conversion into the simulator's corpus, on crafted REC lines
-if out=$(/usr/bin/python3 "$TOP/tools/bench-report-tests/trace2corpus_test.py" 2>&1); then
-	echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
-else
-	echo "$out" | grep -v '^ok '; f=$((f + 1))
-fi
-
-# the tick costs' estimates (scripts/tickcost.py) on crafted TICKCOST lines
-if out=$(/usr/bin/python3 "$TOP/tools/bench-report-tests/tickcost_test.py" 2>&1); then
-	echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
-else
-	echo "$out" | grep -v '^ok '; f=$((f + 1))
-fi
-
-# the seeds' report against crafted logs: the seeds' directions shown,
-# contradicted or not shown, an incomplete run non-zero
-if out=$(/usr/bin/python3 "$TOP/tools/seeds-report-tests/seeds_report_test.py" 2>&1); then
-	echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
-else
-	echo "$out" | grep -v '^ok '; f=$((f + 1))
-fi
+# the evaluation's scripts against crafted inputs of known answers (Debian's
+# python3 has its numpy and matplotlib): the guest benchmark report, the
+# recorder's conversion into the simulator's corpus, the tick costs'
+# estimates, the guest targets' check (bench-power.py) and the seeds'
+# report (each seed's direction shown, contradicted or not shown, an
+# incomplete run non-zero)
+for t in bench-report-tests/bench_report bench-report-tests/trace2corpus \
+	 bench-report-tests/tickcost bench-report-tests/bench_power \
+	 seeds-report-tests/seeds_report; do
+	if out=$(/usr/bin/python3 "$TOP/tools/${t}_test.py" 2>&1); then
+		echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
+	else
+		echo "$out" | grep -v '^ok '; f=$((f + 1))
+	fi
+done
 
 # the kernel's rustfmt and checkpatch: from the grafted tree, or before
 # the first graft from the pristine source setup extracted
