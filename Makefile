@@ -9,6 +9,7 @@
 #   make kernel|modules [ARCH=..]   build only
 #   make qemu [ARCH=..]             interactive guest shell
 #   make patches                    git format-patch series against v7.3
+#   make bisect                     x86_64 builds after every patch of the series
 #   make setup                      toolchain and sources (idempotent)
 #   make sim                        governor simulator alone (seconds)
 #   make bench                      simulator + in-guest benchmarks + report
@@ -20,11 +21,13 @@
 
 ARCHES := x86_64 ppc64le armv7
 # What `make check` runs without ARCH= (override to narrow or reorder).
-CHECK_ARCHES ?= $(ARCHES)
+# The arches after x86_64 build one after the other, each booting once
+# built: armv7's guest run is the longer one, so it builds first.
+CHECK_ARCHES ?= x86_64 armv7 ppc64le
 ARCH ?=
 S := $(CURDIR)/scripts
 
-.PHONY: all run check host-check kernel modules qemu patches setup clean clippy parity parity-coverage select-cost sim bench seeds
+.PHONY: all run check host-check kernel modules qemu patches bisect setup clean clippy parity parity-coverage select-cost sim bench seeds
 
 all: run
 
@@ -65,6 +68,10 @@ clippy: setup
 
 patches: setup
 	@$(S)/patches.sh export $(CURDIR)/out/patches
+
+bisect: setup
+	@$(S)/graft.sh
+	@$(S)/patches.sh bisect
 
 parity: setup
 	@$(S)/parity.sh --periods $(or $(PERIODS),2000000)

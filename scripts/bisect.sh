@@ -4,12 +4,12 @@
 # bisect.sh DIR: apply the exported series in DIR (patches.sh bisect) to a
 # copy of the pristine tree one patch at a time and build x86_64 after each
 # (bzImage and modules, incremental builds in one build directory), so
-# that every prefix is known to build.  The configuration is the one
+# that every prefix is known to build (`make bisect`; a whole kernel more
+# to build than `make check` has time for).  The configuration is the one
 # kunit.py makes from drivers/cpuidle/.kunitconfig (with modules, see
-# KUNIT_ARGS in lib.sh), so that scripts/kunit.sh then runs kunit.py on
-# the last build without building again.  A series that built once is not
-# built again: the result is kept under the hash of the patches, the
-# configuration and the toolchain.
+# KUNIT_ARGS in lib.sh): another than the check's, so the series is built
+# both ways.  A series that built once is not built again: the result is
+# kept under the hash of the patches, the configuration and the toolchain.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 dir=$1
@@ -62,7 +62,5 @@ for p in $patches; do
 	fi
 	echo "bisect: $i/$n $(basename "$p"): builds ($(($(date +%s) - t0)) s)"
 done
-# what kunit.py keeps beside the .config it made (scripts/kunit.sh)
-cp "$cfg/last_used_kunitconfig" "$BISECT_BUILD/last_used_kunitconfig"
 echo "$stamp" >"$BISECT_BUILD/.rcpuidle-bisect"
 echo "bisect: all $n prefixes of the series build for x86_64"

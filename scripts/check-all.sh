@@ -5,9 +5,11 @@
 #
 # x86_64 (the longest guest run) goes in the background; the other arches'
 # kernels build one after the other at a lower CPU priority, and each arch
-# boots as soon as its kernel is built, while the next one builds; the
-# bisect build of the series and kunit.py run at the lowest priority, in
-# the CPU time the guests leave.  Each part's output is printed whole, in
+# boots as soon as its kernel is built, while the next one builds;
+# kunit.py and rustdoc run in the x86_64 build once its guest has started,
+# at a lower priority.  (The bisect build of the series is `make bisect`:
+# a whole kernel more to build than CI's budget holds.)  Each part's
+# output is printed whole, in
 # the order given, when all are done; a line marks each part's end as it
 # comes, so that a run stopped from outside still shows what finished.
 #
@@ -71,51 +73,45 @@ one() { # ARCH: the arch's checks, output in $dir/ARCH, status in $dir/ARCH.rc
 	if [ "$1" = x86_64 ]; then
 		"$TOP/scripts/patches.sh" verify || rc=1
 	fi
-	"$TOP/scripts/check.sh" "$1" || rc=1
+	RCPUIDLE_BOOT_MARK=$dir/$1.booted "$TOP/scripts/check.sh" "$1" || rc=1
 	[ ! -f "$dir/deadline" ] || { rc=1; echo "check: $1: stopped at the end of the budget ($budget s)"; }
 	echo $rc >"$dir/$1.rc"
 }
 # graft once here: the per-arch builds below then find nothing to change
 # in the shared tree, so that running two of them at once is safe
 "$TOP/scripts/graft.sh" || fail=1
-# every prefix of the patch series builds for x86_64 (bisectable), then
-# kunit.py runs on the last of those builds.  This starts at once, in the
-# background at the lowest CPU priority: it takes the CPU time the guests
-# leave idle, rather than running after them.
-bisect= bisectpid=
+# kunit.py, rustfmtcheck and rustdoc, in the x86_64 check build, once its
+# guest has started (nothing reads the build then: the guest has its
+# kernel and initramfs), a little below the guests
+kunit= kunitpid=
 case " $* " in
 *" x86_64 "*)
-	bisect=1
+	kunit=1
 	{
+		while [ ! -f "$dir/x86_64.booted" ] && [ ! -f "$dir/x86_64.rc" ]; do
+			sleep 5
+		done
 		rc=0
-		RCPUIDLE_BUILD_NICE=19 "$TOP/scripts/patches.sh" bisect >"$dir/bisect" 2>&1 || rc=1
-		echo $rc >"$dir/bisect.rc"
-		done_line bisect "$dir/bisect"
-		# and the KUnit suites through kunit.py, as kernel developers
-		# run them, in the bisect build (no kernel to run them on if
-		# that failed); its guest a little above the bisect builds, so
-		# that it keeps inside its time limit beside the other guests
-		if [ $rc = 0 ]; then
-			{ RCPUIDLE_BUILD_NICE=10 "$TOP/scripts/kunit.sh" &&
+		if [ -f "$dir/x86_64.booted" ]; then
+			{ RCPUIDLE_BUILD_NICE=5 "$TOP/scripts/kunit.sh" &&
 				RCPUIDLE_BUILD_NICE=19 "$TOP/scripts/rustdoc.sh"; } >"$dir/kunit" 2>&1 || rc=1
 		else
-			echo "kunit: not run: the bisect build failed" >"$dir/kunit"
+			echo "kunit: not run: the x86_64 build failed" >"$dir/kunit"
 			rc=1
 		fi
 		[ ! -f "$dir/deadline" ] || { rc=1; echo "kunit: stopped at the end of the budget ($budget s)" >>"$dir/kunit"; }
 		echo $rc >"$dir/kunit.rc"
 		done_line kunit.py "$dir/kunit"
 	} &
-	bisectpid=$!
-	echo "check: bisect and kunit.py running in the background" ;;
+	kunitpid=$! ;;
 esac
 bg=
 case " $* " in
 *" x86_64 "*) [ $# -gt 1 ] && bg=yes ;;
 esac
 # the other arches' kernels are built one after the other in the
-# background, below the x86_64 build and above the bisect builds, so that
-# the next arch builds while the previous one's guest runs; each arch's
+# background, below the x86_64 build, so that the next arch builds while
+# the previous one's guest runs; each arch's
 # checks start once its build is done (check.sh's build then has nothing
 # left to do: no two builds ever share a build directory)
 others=
@@ -147,18 +143,10 @@ for arch in $others; do
 	done_line "$arch" "$dir/$arch"
 done
 [ -z "$others" ] || wait "$builds"
-[ -z "$bisectpid" ] || wait "$bisectpid"
+[ -z "$kunitpid" ] || wait "$kunitpid"
 [ -z "$bg" ] || wait "$bg"
 kill $(below "$watchdog") "$watchdog" 2>/dev/null
-if [ -n "$bisect" ]; then
-	echo "== patch series: bisect =="
-	cat "$dir/bisect" 2>/dev/null
-	[ -f "$dir/bisect.rc" ] || echo "bisect: did not finish"
-	if [ "$(cat "$dir/bisect.rc" 2>/dev/null)" = 0 ]; then
-		p=$((p + 1))
-	else
-		fail=1 f=$((f + 1))
-	fi
+if [ -n "$kunit" ]; then
 	echo "== kunit.py, rustfmtcheck, rustdoc =="
 	cat "$dir/kunit" 2>/dev/null
 	[ -f "$dir/kunit.rc" ] || echo "kunit: did not finish"

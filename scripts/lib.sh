@@ -30,9 +30,9 @@ arch_setup() {
 }
 
 # The KUnit configuration of the Rust cpuidle code for kunit.py
-# (scripts/kunit.sh) and the bisect build that shares its build
-# (scripts/bisect.sh): drivers/cpuidle/.kunitconfig, plus modules, so that
-# the bisect build also builds the loadable parts of the series.
+# (scripts/kunit.sh, in the x86_64 check build) and the configuration of
+# the bisect build (scripts/bisect.sh): drivers/cpuidle/.kunitconfig, plus
+# modules, so that the bisect build also builds the loadable parts.
 KUNIT_ARGS=(--arch=x86_64 --kunitconfig=drivers/cpuidle
 	--kconfig_add CONFIG_MODULES=y --kconfig_add CONFIG_CPUIDLE_VSTATES=m
 	--kconfig_add CONFIG_SAMPLES=y --kconfig_add CONFIG_SAMPLES_RUST=y

@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# rustdoc.sh: `make rustfmtcheck` and `make rustdoc` of the series, in the
-# tree and x86_64 build of scripts/bisect.sh (run that first); fails on any
-# rustfmt difference and on any rustdoc warning.
+# rustdoc.sh: `make rustfmtcheck` and `make rustdoc` of the grafted tree
+# in the x86_64 build of the check (built first if it is not); fails on
+# any rustfmt difference and on any rustdoc warning.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-kb=$BISECT_BUILD
-[ -f "$kb/.rcpuidle-bisect" ] || die "rustdoc: no bisect build in $kb (run patches.sh bisect first)"
-mk=(make -C "$BISECT_TREE" O="$kb" ARCH=x86_64 LLVM=-19 RUST_LIB_SRC="$RUST_LIB_SRC")
+arch_setup x86_64
+kb=$BUILD
+[ -f "$kb/.config" ] || "$TOP/scripts/build.sh" x86_64
+mk=("${KMAKE[@]}")
 log=$kb/rustdoc.log
 if ! nice -n "${RCPUIDLE_BUILD_NICE:-0}" "${mk[@]}" rustfmtcheck >"$log" 2>&1; then
 	head -n 30 "$log"
