@@ -9,7 +9,7 @@
 #   make kernel|modules [ARCH=..]   build only
 #   make qemu [ARCH=..]             interactive guest shell
 #   make patches                    git format-patch series against v7.3
-#   make bisect                     x86_64 builds after every patch of the series
+#   make bisect                     x86_64 builds after every patch (also in check)
 #   make setup                      toolchain and sources (idempotent)
 #   make sim                        governor simulator alone (seconds)
 #   make bench                      simulator + in-guest benchmarks + report

@@ -6,10 +6,9 @@
 # x86_64 (the longest guest run) goes in the background; the other arches'
 # kernels build one after the other at a lower CPU priority, and each arch
 # boots as soon as its kernel is built, while the next one builds;
-# kunit.py and rustdoc run in the x86_64 build once its guest has started,
-# at a lower priority.  (The bisect build of the series is `make bisect`:
-# a whole kernel more to build than CI's budget holds.)  Each part's
-# output is printed whole, in
+# kunit.py, rustdoc and the bisect build of the series (incremental, from
+# a copy of that build) run in the x86_64 build once its guest has
+# started, at a lower priority.  Each part's output is printed whole, in
 # the order given, when all are done; a line marks each part's end as it
 # comes, so that a run stopped from outside still shows what finished.
 #
@@ -82,7 +81,8 @@ one() { # ARCH: the arch's checks, output in $dir/ARCH, status in $dir/ARCH.rc
 "$TOP/scripts/graft.sh" || fail=1
 # kunit.py, rustfmtcheck and rustdoc, in the x86_64 check build, once its
 # guest has started (nothing reads the build then: the guest has its
-# kernel and initramfs), a little below the guests
+# kernel and initramfs), a little below the guests; then the bisect build
+# of the series, from a copy of it, at the lowest priority
 kunit= kunitpid=
 case " $* " in
 *" x86_64 "*)
@@ -102,6 +102,17 @@ case " $* " in
 		[ ! -f "$dir/deadline" ] || { rc=1; echo "kunit: stopped at the end of the budget ($budget s)" >>"$dir/kunit"; }
 		echo $rc >"$dir/kunit.rc"
 		done_line kunit.py "$dir/kunit"
+		# then every prefix of the series builds for x86_64
+		# (bisectable), incrementally from a copy of that build
+		rc=0
+		if [ -f "$dir/x86_64.booted" ]; then
+			RCPUIDLE_BUILD_NICE=19 "$TOP/scripts/patches.sh" bisect >"$dir/bisect" 2>&1 || rc=1
+		else
+			echo "bisect: not run: the x86_64 build failed" >"$dir/bisect"
+			rc=1
+		fi
+		echo $rc >"$dir/bisect.rc"
+		done_line bisect "$dir/bisect"
 	} &
 	kunitpid=$! ;;
 esac
@@ -147,6 +158,14 @@ done
 [ -z "$bg" ] || wait "$bg"
 kill $(below "$watchdog") "$watchdog" 2>/dev/null
 if [ -n "$kunit" ]; then
+	echo "== patch series: bisect =="
+	cat "$dir/bisect" 2>/dev/null
+	[ -f "$dir/bisect.rc" ] || echo "bisect: did not finish"
+	if [ "$(cat "$dir/bisect.rc" 2>/dev/null)" = 0 ]; then
+		p=$((p + 1))
+	else
+		fail=1 f=$((f + 1))
+	fi
 	echo "== kunit.py, rustfmtcheck, rustdoc =="
 	cat "$dir/kunit" 2>/dev/null
 	[ -f "$dir/kunit.rc" ] || echo "kunit: did not finish"
