@@ -86,6 +86,16 @@ else
 	echo "host: simulator ratchet not tried (no binary or no $sim_base)"; f=$((f + 1))
 fi
 
+# the bound quoted in rteo.rst (Documentation/evaluation/bound.md) is what
+# the simulator prints today on the stored corpus (cpuidle-sim --bound)
+bound_doc=$TOP/Documentation/evaluation/bound.md
+if [ -x "$sim" ] && out=$("$sim" --bound 2>&1) && [ "$out" = "$(cat "$bound_doc")" ]; then
+	echo "host: cpuidle-sim --bound prints Documentation/evaluation/bound.md"; p=$((p + 1))
+else
+	echo "host: cpuidle-sim --bound differs from Documentation/evaluation/bound.md (scripts/sim.sh writes it):"
+	diff <(echo "$out") "$bound_doc" | head -n 8 | sed 's/^/host: /'; f=$((f + 1))
+fi
+
 # rteo vs the kernel's teo.c: a fixed-seed subset (make parity runs more),
 # then the mutants that prove the harness can fail
 if out=$("$TOP/scripts/parity.sh" --periods 400000 --seed 0x5eed0001 2>&1); then

@@ -23,6 +23,7 @@ shift || true
 mkdir -p "$out"
 cargo build --quiet --release --manifest-path "$TOP/tools/cpuidle-sim/Cargo.toml"
 "$CARGO_TARGET_DIR/release/cpuidle-sim" --json "$out/sim.json" --md "$out/sim.md" "$@"
+"$CARGO_TARGET_DIR/release/cpuidle-sim" --bound "$@" >"$out/bound.md"
 "$py" "$TOP/scripts/sim-plots.py" "$out/sim.json" "$out" --md "$out/sim.md"
 cp "$out/sim.json" "$out/summary.json"
-echo "sim: report in $out/sim.md, summary in $out/summary.json"
+echo "sim: report in $out/sim.md, summary in $out/summary.json, bound in $out/bound.md"

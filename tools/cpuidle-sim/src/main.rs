@@ -9,6 +9,8 @@
 //!                    [--corpus DIR] [--rules MASK] [--relax-ns N]
 //!                    [--exact-poll] [--check [--baseline FILE]]
 //!                    [--write-baseline FILE]
+//!        cpuidle-sim --bound [--episodes N] [--corpus DIR] [--rules MASK]
+//!                    [--relax-ns N]
 //!        cpuidle-sim --replay TRACE --table NAME --governor G
 //!                    [--wake-delay-us N [--irq-delay-us N]
 //!                     [--tick-costs-us DECIDE,STOP,RESTART]] [--relax-ns N]
@@ -37,6 +39,10 @@
 //! governor decision and each stop of the tick delays the entry after it,
 //! a restart of the stopped tick delays the woken task (the replay's
 //! interrupt wake-up latency).
+//!
+//! `--bound` prints what a policy deciding from the sleep length and the
+//! last periods could reach with hindsight (src/bound.rs, README.md "What
+//! the information permits").
 //!
 //! `--rules` sets the rules of rteo's default mode in force (bits of the
 //! core's `rule` module, all by default; `scripts/rteo-ablation.sh`).
@@ -112,6 +118,7 @@ use simcore::Core;
 use std::{fmt::Write as _, process::ExitCode};
 
 mod bar;
+mod bound;
 mod simcore;
 
 const US: i64 = 1000;
@@ -362,6 +369,35 @@ impl Governor for CMenu {
     fn wakeup(&mut self, idx: usize, r: u64, ptl: bool, tick: bool) {
         c_menu::wakeup(idx, r, ptl, tick)
     }
+}
+
+/// `--bound`'s reference: the state the sleep length allows (the deepest
+/// whose target residency fits it, within the QoS limit), the tick
+/// stopped; no history at all.
+struct TimerOnly(Vec<State>);
+impl Governor for TimerOnly {
+    fn name(&self) -> &'static str {
+        "timer"
+    }
+    fn reset(&mut self, t: &Table) {
+        self.0.clone_from(&t.states);
+    }
+    fn select(&mut self, q: &Query) -> (usize, bool) {
+        let fits = |s: &&State| {
+            s.exit_latency_ns <= q.latency_req_ns && s.target_residency_ns <= q.sleep_ns
+        };
+        let n = self
+            .0
+            .iter()
+            .take_while(|s| s.exit_latency_ns <= q.latency_req_ns)
+            .count();
+        let idx = self.0[..n].iter().rposition(|s| fits(&s)).unwrap_or(0);
+        (idx, true)
+    }
+    fn poll_time_limit(&self) -> bool {
+        false
+    }
+    fn wakeup(&mut self, _idx: usize, _r: u64, _ptl: bool, _tick: bool) {}
 }
 
 /// `--rules MASK`: the rules of rteo's default mode in force (`rule` bits
@@ -1094,6 +1130,98 @@ fn score_of(rows: &[Row], gov: &str, set: Option<Set>, class: Option<&str>) -> S
     }
 }
 
+/// Most periods of history [`bound_table`] takes as context.
+const BOUND_K: usize = 3;
+
+/// `--bound`: what a policy that decides from the sleep length and the
+/// last k periods could reach with hindsight (src/bound.rs), per set and
+/// k, beside teo, rteo and the timer alone in the simulator: a policy per
+/// trace with energy alone, then the lowest regret that keeps too deep
+/// and the IRQ exit latency at teo's (energy weighed against both, the
+/// weights swept), a policy per trace and one per table for every trace
+/// of the set.
+fn bound_table(
+    core: &mut Core,
+    rows: &[Row],
+    tabs: &[Table],
+    recorded: &[Recorded],
+    classes: &[&'static str],
+    limits: &[(&'static str, u64)],
+    episodes: usize,
+) -> String {
+    let mut out = String::from(
+        "regret / too deep per 100 periods / IRQ exit latency (us)\n\n| set | k | teo | rteo | the timer alone | bound per trace, energy alone | bound per trace, too deep and latency at most teo's | bound per table, the same | per table, made on the tuning set |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    let fmt = |(r, d, l): (f64, f64, f64)| format!("{r:.4} / {d:.2} / {l:.2}");
+    let of = |s: &Score| fmt((s.regret(), s.too_deep(), s.latency_us()));
+    let within = |c: &bound::Contexts, teo: &Score| {
+        c.best_within(teo.too_deep(), teo.latency_us())
+            .map_or("none".to_string(), fmt)
+    };
+    let mut made: Vec<Option<bound::Policy>> = vec![None; BOUND_K + 1];
+    for (name, set) in [
+        ("tuning (no QoS limit)", Set::NoQos),
+        ("held out", Set::Heldout),
+    ] {
+        let teo = score_of(rows, "teo", Some(set), None);
+        let rteo = score_of(rows, "rteo", Some(set), None);
+        let mut timer = Score::default();
+        for (k, made) in made.iter_mut().enumerate() {
+            let (mut per_trace, mut per_table) =
+                (bound::Contexts::default(), bound::Contexts::default());
+            for t in tabs {
+                let limit = limits
+                    .iter()
+                    .find(|l| l.0 == t.name)
+                    .map_or(0, |l| l.1 as i64);
+                for &class in classes {
+                    let in_set = rows.iter().any(|r| {
+                        r.gov == "teo" && r.table == t.name && r.class == class && set.has(r)
+                    });
+                    if !in_set {
+                        continue;
+                    }
+                    let trace = match CLASSES.iter().find(|c| c.0 == class) {
+                        Some(&(_, seed)) => generate(class, seed, episodes, t),
+                        None => match recorded.iter().find(|r| r.name == class) {
+                            Some(r) => r.episodes.clone(),
+                            None => continue,
+                        },
+                    };
+                    per_trace.add(t, class, &trace, limit, k);
+                    per_table.add(t, "", &trace, limit, k);
+                    if k == 0 {
+                        let mut g = TimerOnly(Vec::new());
+                        timer.add(&simulate(core, &mut g, t, class, &trace));
+                    }
+                }
+            }
+            // the tuning set's per-table policy at the weights that keep it
+            // within teo's there, then applied to the held-out set
+            let made_here = match made {
+                None => {
+                    *made = per_table
+                        .weights_within(teo.too_deep(), teo.latency_us())
+                        .map(|(_, wd, wl)| per_table.policy(wd, wl));
+                    "(made here)".to_string()
+                }
+                Some(p) => fmt(per_table.apply(p)),
+            };
+            let _ = writeln!(
+                out,
+                "| {name} | {k} | {} | {} | {} | {} | {} | {} | {made_here} |",
+                of(&teo),
+                of(&rteo),
+                of(&timer),
+                fmt(per_trace.best(0.0, 0.0)),
+                within(&per_trace, &teo),
+                within(&per_table, &teo),
+            );
+        }
+    }
+    out
+}
+
 fn json_num(x: f64) -> String {
     if x.is_finite() {
         format!("{x:.6}")
@@ -1377,6 +1505,7 @@ fn main() -> ExitCode {
     let (mut json, mut md, mut check) = (None, None, false);
     let mut relax_ns = 1u64;
     let mut exact_poll = false;
+    let mut bound = false;
     let mut corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus").to_string();
     let (mut replay, mut table, mut gov) = (None, None, None);
     let mut wake_delay_ns = None;
@@ -1471,6 +1600,11 @@ fn main() -> ExitCode {
                 i += 1;
                 continue;
             }
+            "--bound" => {
+                bound = true;
+                i += 1;
+                continue;
+            }
             "--exact-poll" => {
                 exact_poll = true;
                 i += 1;
@@ -1491,6 +1625,14 @@ fn main() -> ExitCode {
         i += 2;
     }
 
+    if bound
+        && (check || json.is_some() || md.is_some() || write_baseline.is_some() || replay.is_some())
+    {
+        eprintln!(
+            "cpuidle-sim: --bound prints its table alone (no --check, --json, --md, --write-baseline, --replay)"
+        );
+        return ExitCode::from(2);
+    }
     if let Some(trace) = replay {
         let Some(gov) = gov.as_deref().and_then(|g| GOVS.iter().find(|&&x| x == g)) else {
             eprintln!(
@@ -1607,6 +1749,21 @@ fn main() -> ExitCode {
                 });
             }
         }
+    }
+    if bound {
+        print!(
+            "{}",
+            bound_table(
+                &mut core,
+                &rows,
+                &tabs,
+                &recorded,
+                &class_names,
+                &limits,
+                episodes
+            )
+        );
+        return ExitCode::SUCCESS;
     }
     // (held out, QoS-limited on some table)
     let class_flags = |c: &str| {

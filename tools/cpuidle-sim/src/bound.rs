@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! How low any governor's energy regret can go on a trace, given what it
+//! knows when it decides (`cpuidle-sim --bound`).
+//!
+//! A governor decides from the sleep length and from the idle periods it
+//! has seen.  The bound gives a policy more than any governor has: for
+//! every *context* (the state the sleep length allows, and the last `k`
+//! idle periods as the oracle's state for each and what ended it, the
+//! information teo's bins and hits/intercepts summarise), the one choice
+//! that costs least over the whole trace, picked with hindsight; after a
+//! first entry that the tick or the polling limit ends, the rest of the
+//! period is spent in the best state for what is really left (clairvoyant).
+//! The world is the energy model's without the idle loop's own costs: no
+//! tick while a state with the tick stopped runs, no decision cost.  So
+//! the bound's regret is below what any governor with that information
+//! reaches in the simulator; a target below the bound cannot be met by
+//! deciding better from the same information.
+//!
+//! The choices at the first entry: a state that does not poll with the
+//! tick stopped (the period in one entry), any state with the tick kept
+//! (the entry ends at the next tick, or at the polling limit for a polling
+//! state, if the period lasts that long).
+
+use crate::{oracle, Episode, Src, Table};
+use std::collections::BTreeMap;
+
+/// What one first-entry choice costs over some periods: energy, entries
+/// the kernel counts too deep, exit latency paid where an interrupt (not
+/// the timer) ended the period.
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+pub(crate) struct Cost {
+    pub energy: f64,
+    pub too_deep: f64,
+    pub irq_latency_ns: f64,
+}
+
+impl Cost {
+    fn add(&mut self, o: Cost) {
+        self.energy += o.energy;
+        self.too_deep += o.too_deep;
+        self.irq_latency_ns += o.irq_latency_ns;
+    }
+}
+
+/// One entry of state `s` that lasts `len_ns` and that the wake-up ends if
+/// `woken`: its energy (as `simulate()` charges it), whether the kernel
+/// counts it too deep (`account()`), its exit latency.
+fn entry(t: &Table, s: usize, len_ns: i64) -> (f64, bool, i64) {
+    let st = &t.states[s];
+    let lat = if st.polling { 0 } else { st.exit_latency_ns };
+    let diff = len_ns + lat;
+    let (above, _) = crate::account(&t.states, 0, s, diff);
+    (
+        t.model_mw[s] * diff as f64 + t.active_mw * lat as f64,
+        above,
+        lat,
+    )
+}
+
+/// The cost of first-entry choice `c` for episode `e`: `c < n` is state
+/// `c` with the tick stopped (one entry for the period; a polling state
+/// still stops at the polling limit), `c >= n` is state `c - n` with the
+/// tick kept (the entry ends at the next tick).  An entry that ends
+/// before the wake-up is followed by one entry, for what is left of the
+/// period, in the oracle's state for it.
+fn cost(t: &Table, c: usize, e: &Episode, poll_limit_ns: i64, qos_ns: i64) -> Cost {
+    let n = t.states.len();
+    let (s, tick_kept) = (c % n, c >= n);
+    let mut end = i64::MAX;
+    if t.states[s].polling {
+        end = poll_limit_ns;
+    }
+    if tick_kept {
+        end = end.min(e.tick_phase_ns);
+    }
+    let irq = e.src == Src::Irq;
+    let idle = e.wake_ns;
+    if idle <= end {
+        let (energy, above, lat) = entry(t, s, idle);
+        return Cost {
+            energy,
+            too_deep: f64::from(u8::from(above)),
+            irq_latency_ns: if irq { lat as f64 } else { 0.0 },
+        };
+    }
+    let (energy, above, lat) = entry(t, s, end);
+    let mut out = Cost {
+        energy,
+        too_deep: f64::from(u8::from(above)),
+        irq_latency_ns: 0.0,
+    };
+    let rest = (idle - end - lat).max(1);
+    let (energy, above, lat) = entry(t, oracle(t, rest, qos_ns), rest);
+    out.add(Cost {
+        energy,
+        too_deep: f64::from(u8::from(above)),
+        irq_latency_ns: if irq { lat as f64 } else { 0.0 },
+    });
+    out
+}
+
+/// The oracle's energy for the episode, as `simulate()` charges it.
+fn oracle_energy(t: &Table, e: &Episode, qos_ns: i64) -> f64 {
+    entry(t, oracle(t, e.wake_ns, qos_ns), e.wake_ns).0
+}
+
+/// (table, group, context): where a policy makes one choice.
+type Key = (&'static str, &'static str, Vec<u8>);
+
+/// A first-entry choice per [`Key`].
+pub(crate) type Policy = BTreeMap<Key, usize>;
+
+/// Periods by context, with what each first-entry choice would cost them.
+#[derive(Default)]
+pub(crate) struct Contexts {
+    /// (table, group, context) -> the summed cost of every first-entry
+    /// choice (none for a choice the QoS limit forbids).
+    rows: BTreeMap<Key, Vec<Option<Cost>>>,
+    periods: u64,
+    irq_periods: u64,
+    oracle_energy: f64,
+}
+
+impl Contexts {
+    /// Adds `trace` on `t`, contexts of the last `k` periods.  The policy
+    /// chooses per table, group and context: a group per trace gives each
+    /// trace a policy of its own, one group for all a policy per table.
+    pub(crate) fn add(
+        &mut self,
+        t: &Table,
+        group: &'static str,
+        trace: &[Episode],
+        poll_limit_ns: i64,
+        k: usize,
+    ) {
+        let n = t.states.len();
+        let mut past: Vec<u8> = Vec::new();
+        for e in trace {
+            let qos_ns = i64::from(e.qos_us).saturating_mul(1000);
+            let mut ctx = vec![oracle(t, e.sleep_ns, qos_ns) as u8];
+            ctx.extend(past.iter().rev().take(2 * k));
+            let row = self
+                .rows
+                .entry((t.name, group, ctx))
+                .or_insert_with(|| vec![Some(Cost::default()); 2 * n]);
+            for (c, v) in row.iter_mut().enumerate() {
+                let s = c % n;
+                if t.states[s].polling || t.states[s].exit_latency_ns <= qos_ns {
+                    if let Some(v) = v {
+                        v.add(cost(t, c, e, poll_limit_ns, qos_ns));
+                    }
+                } else {
+                    *v = None;
+                }
+            }
+            self.periods += 1;
+            self.irq_periods += u64::from(e.src == Src::Irq);
+            self.oracle_energy += oracle_energy(t, e, qos_ns);
+            // what the next periods know of this one: its length, as the
+            // oracle's state, and whether the timer ended it
+            past.push(u8::from(e.src == Src::Timer));
+            past.push(oracle(t, e.wake_ns, qos_ns) as u8);
+        }
+    }
+
+    /// The choice per context that minimises regret + `w_deep` x too deep
+    /// per period + `w_lat` x IRQ exit latency (us): (regret, too deep
+    /// per 100 periods, IRQ exit latency in us).
+    pub(crate) fn best(&self, w_deep: f64, w_lat: f64) -> (f64, f64, f64) {
+        let eo = self.oracle_energy;
+        let p = self.periods.max(1) as f64;
+        let ni = self.irq_periods.max(1) as f64;
+        let score = |c: &Cost| {
+            c.energy / eo + w_deep * c.too_deep / p + w_lat * c.irq_latency_ns / ni / 1000.0
+        };
+        let mut total = Cost::default();
+        for row in self.rows.values() {
+            if let Some(best) = row
+                .iter()
+                .flatten()
+                .min_by(|a, b| score(a).total_cmp(&score(b)))
+            {
+                total.add(*best);
+            }
+        }
+        (
+            total.energy / eo - 1.0,
+            100.0 * total.too_deep / p,
+            total.irq_latency_ns / ni / 1000.0,
+        )
+    }
+
+    /// The choice per context at weights `w_deep`, `w_lat` ([`Self::best`]).
+    pub(crate) fn policy(&self, w_deep: f64, w_lat: f64) -> Policy {
+        let eo = self.oracle_energy;
+        let p = self.periods.max(1) as f64;
+        let ni = self.irq_periods.max(1) as f64;
+        let score = |c: &Cost| {
+            c.energy / eo + w_deep * c.too_deep / p + w_lat * c.irq_latency_ns / ni / 1000.0
+        };
+        self.rows
+            .iter()
+            .filter_map(|(key, row)| {
+                row.iter()
+                    .enumerate()
+                    .filter_map(|(i, c)| c.map(|c| (i, c)))
+                    .min_by(|a, b| score(&a.1).total_cmp(&score(&b.1)))
+                    .map(|(i, _)| (key.clone(), i))
+            })
+            .collect()
+    }
+
+    /// What `policy` (made on other periods, same groups) does on these:
+    /// (regret, too deep per 100 periods, IRQ exit latency in us).  A
+    /// context the policy has not seen takes the state the sleep length
+    /// allows with the tick stopped (the timer alone).
+    pub(crate) fn apply(&self, policy: &Policy) -> (f64, f64, f64) {
+        let mut total = Cost::default();
+        for (key, row) in &self.rows {
+            let c = policy.get(key).copied().unwrap_or(usize::from(key.2[0]));
+            // a choice this context forbids: the first allowed one
+            let cost = row[c].or_else(|| row.iter().flatten().next().copied());
+            total.add(cost.unwrap_or_default());
+        }
+        (
+            total.energy / self.oracle_energy - 1.0,
+            100.0 * total.too_deep / self.periods.max(1) as f64,
+            total.irq_latency_ns / self.irq_periods.max(1) as f64 / 1000.0,
+        )
+    }
+
+    /// The lowest regret over a grid of weights whose too deep (per 100
+    /// periods) and IRQ exit latency (us) stay within the limits:
+    /// (regret, too deep, latency), or `None` if no weight does.
+    pub(crate) fn best_within(&self, too_deep: f64, latency_us: f64) -> Option<(f64, f64, f64)> {
+        self.weights_within(too_deep, latency_us).map(|w| w.0)
+    }
+
+    /// [`Self::best_within`], with the weights that give it.
+    pub(crate) fn weights_within(
+        &self,
+        too_deep: f64,
+        latency_us: f64,
+    ) -> Option<((f64, f64, f64), f64, f64)> {
+        let grid: Vec<f64> = std::iter::once(0.0)
+            .chain((0..=32).map(|i| 10f64.powf(-6.0 + 0.25 * f64::from(i))))
+            .collect();
+        grid.iter()
+            .flat_map(|&wd| grid.iter().map(move |&wl| (wd, wl)))
+            .map(|(wd, wl)| (self.best(wd, wl), wd, wl))
+            .filter(|&((_, d, l), _, _)| d <= too_deep && l <= latency_us)
+            .min_by(|a, b| a.0 .0.total_cmp(&b.0 .0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{table_named, Src};
+
+    fn ep(sleep_us: i64, wake_us: i64, src: Src) -> Episode {
+        Episode {
+            sleep_ns: sleep_us * 1000,
+            wake_ns: wake_us * 1000,
+            src,
+            tick_phase_ns: 4_000_000,
+            qos_us: i32::MAX,
+            guest_state: None,
+            halt_delay_ns: 0,
+        }
+    }
+
+    fn regret(t: &Table, tr: &[Episode], k: usize) -> f64 {
+        let mut c = Contexts::default();
+        c.add(t, "", tr, 250_000, k);
+        c.best(0.0, 0.0).0
+    }
+
+    /// Periods the sleep length predicts: the policy can take the
+    /// oracle's state every time, so the bound is at most the oracle.
+    #[test]
+    fn timer_periods_cost_at_most_the_oracle() {
+        let t = table_named("mvebu-370").unwrap();
+        let tr: Vec<Episode> = (0..50)
+            .map(|i| ep(100 + 700 * (i % 3), 100 + 700 * (i % 3), Src::Timer))
+            .collect();
+        assert!(regret(&t, &tr, 0) <= 1e-12);
+    }
+
+    /// Interrupts the sleep length does not see, one short after one long
+    /// in turn: without history the bound pays for them, with one period of
+    /// history it tells them apart.
+    #[test]
+    fn history_tells_alternating_periods_apart() {
+        let t = table_named("mvebu-370").unwrap();
+        let tr: Vec<Episode> = (0..200)
+            .map(|i| {
+                if i % 2 == 0 {
+                    ep(3000, 20, Src::Irq)
+                } else {
+                    ep(3000, 2500, Src::Irq)
+                }
+            })
+            .collect();
+        let (r0, r1) = (regret(&t, &tr, 0), regret(&t, &tr, 1));
+        assert!(r0 > 0.05, "{r0}");
+        assert!(r1 <= 1e-12, "{r1}");
+    }
+
+    /// Weighing too-deep entries: with no too-deep entry allowed, the
+    /// policy pays energy for it (the short periods' state is WFI).
+    #[test]
+    fn limits_cost_energy() {
+        let t = table_named("mvebu-370").unwrap();
+        let tr: Vec<Episode> = (0..200)
+            .map(|i| ep(3000, if i % 4 == 0 { 20 } else { 2500 }, Src::Irq))
+            .collect();
+        let mut c = Contexts::default();
+        c.add(&t, "", &tr, 250_000, 0);
+        let free = c.best(0.0, 0.0);
+        assert!(free.1 > 20.0, "{free:?}");
+        let held = c.best_within(0.0, 1e9).unwrap();
+        assert_eq!(held.1, 0.0);
+        assert!(held.0 > free.0 + 0.1, "{held:?} {free:?}");
+    }
+
+    /// A policy made on some periods, applied to the same ones, scores as
+    /// it did; a context it has not seen takes the timer's state.
+    #[test]
+    fn policy_applies_as_made() {
+        let t = table_named("mvebu-370").unwrap();
+        let tr: Vec<Episode> = (0..100)
+            .map(|i| ep(3000, if i % 3 == 0 { 20 } else { 2500 }, Src::Irq))
+            .collect();
+        let mut c = Contexts::default();
+        c.add(&t, "", &tr, 250_000, 1);
+        let p = c.policy(0.0, 0.0);
+        assert_eq!(c.apply(&p), c.best(0.0, 0.0));
+        let timer = c.apply(&Policy::new());
+        let mut alone = Contexts::default();
+        alone.add(&t, "", &tr, 250_000, 0);
+        let stopped = alone.rows.values().next().unwrap()[1].unwrap();
+        assert!((timer.0 - (stopped.energy / alone.oracle_energy - 1.0)).abs() < 1e-12);
+    }
+}
