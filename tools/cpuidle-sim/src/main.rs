@@ -53,7 +53,10 @@
 //! of a second).  Plots: scripts/sim-plots.py
 //! draws them from the `--json` output (scripts/sim.sh runs both).
 //! Debugging: `SIM_TRACE=governor/table[/class]` (with `SIM_FROM`,
-//! `SIM_TO`) prints that run's entries; `SIM_BREAKDOWN=1` prints, per run,
+//! `SIM_TO`) prints that run's entries; `SIM_BREAKDOWN=1` prints, per run
+//! and per set, the energy regret by kind of period (one with a too-deep
+//! entry, a too-shallow one, split into several entries, one entry) and,
+//! per run,
 //! the too-shallow entries by what ended them (tick, polling limit,
 //! wake-up).
 //!
@@ -809,6 +812,10 @@ struct Score {
     /// Too-shallow entries ended by the tick / the polling limit.
     below_tick: u64,
     below_poll: u64,
+    /// Energy above the oracle's, by kind of period: one with a too-deep
+    /// entry, one with a too-shallow entry (and none too deep), one split
+    /// into several entries (neither), one entry (neither).
+    excess_by_kind: [f64; 4],
     /// The oracle's entries (one per period) by the kernel's rule, and the
     /// exit latency it pays on interrupt wake-ups.
     oracle_above: u64,
@@ -840,6 +847,9 @@ impl Score {
         self.wake_latency_ns += o.wake_latency_ns;
         self.below_tick += o.below_tick;
         self.below_poll += o.below_poll;
+        for (a, b) in self.excess_by_kind.iter_mut().zip(o.excess_by_kind) {
+            *a += b;
+        }
         self.oracle_above += o.oracle_above;
         self.oracle_below += o.oracle_below;
         self.oracle_irq_wakes += o.oracle_irq_wakes;
@@ -968,6 +978,8 @@ fn simulate(
         core.set_halt_delay(ep.halt_delay_ns);
         core.episode(ep.wake_ns, ep.sleep_ns, ep.tick_phase_ns, ep.qos_us);
         let mut first = true;
+        let (energy_before, entries_before) = (sc.energy, sc.entries);
+        let (mut deep, mut shallow) = (false, false);
         loop {
             if !first {
                 core.idle_again();
@@ -1026,6 +1038,8 @@ fn simulate(
                 sc.exact += 1;
             }
             sc.above += u64::from(e.above);
+            deep |= e.above;
+            shallow |= e.below;
             if e.below {
                 sc.below += 1;
                 sc.below_tick += u64::from(e.by_tick);
@@ -1052,7 +1066,18 @@ fn simulate(
                 let (a, b) = account(&t.states, 0, o, diff);
                 sc.oracle_above += u64::from(a);
                 sc.oracle_below += u64::from(b);
-                sc.oracle_energy += t.model_mw[o] * diff as f64 + t.active_mw * ol as f64;
+                let oe = t.model_mw[o] * diff as f64 + t.active_mw * ol as f64;
+                sc.oracle_energy += oe;
+                let kind = if deep {
+                    0
+                } else if shallow {
+                    1
+                } else if sc.entries - entries_before > 1 {
+                    2
+                } else {
+                    3
+                };
+                sc.excess_by_kind[kind] += sc.energy - energy_before - oe;
                 if ep.src == Src::Irq {
                     sc.oracle_irq_wakes += 1;
                     sc.oracle_irq_latency_ns += ol as f64;
@@ -1774,12 +1799,24 @@ fn main() -> ExitCode {
         )
     };
 
-    // SIM_BREAKDOWN=1: where the too-shallow entries come from.
+    // SIM_BREAKDOWN=1: where the too-shallow entries come from, and the
+    // energy regret by kind of period (per run, then per set)
     if std::env::var_os("SIM_BREAKDOWN").is_some() {
+        let kinds = |s: &Score| {
+            let k = s.excess_by_kind.map(|x| x / s.oracle_energy);
+            format!(
+                "regret {:.4} = too deep {:.4} + too shallow {:.4} + split {:.4} + one entry {:.4}",
+                s.regret(),
+                k[0],
+                k[1],
+                k[2],
+                k[3]
+            )
+        };
         for r in &rows {
             let s = &r.score;
             eprintln!(
-                "{:18} {:15} {:12} above {:7} below {:8} (tick {:8}, poll limit {:8}, wake-up {:7})",
+                "{:18} {:15} {:12} above {:7} below {:8} (tick {:8}, poll limit {:8}, wake-up {:7}) {}",
                 r.table,
                 r.class,
                 r.gov,
@@ -1787,8 +1824,20 @@ fn main() -> ExitCode {
                 s.below,
                 s.below_tick,
                 s.below_poll,
-                s.below - s.below_tick - s.below_poll
+                s.below - s.below_tick - s.below_poll,
+                kinds(s)
             );
+        }
+        for (name, set) in [
+            ("tuning (no QoS limit)", Set::NoQos),
+            ("held out", Set::Heldout),
+        ] {
+            for g in GOVS {
+                eprintln!(
+                    "{name:22} {g:12} {}",
+                    kinds(&score_of(&rows, g, Some(set), None))
+                );
+            }
         }
     }
 
