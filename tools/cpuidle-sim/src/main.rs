@@ -2280,6 +2280,39 @@ mod tests {
         (eps, s)
     }
 
+    /// The regret by kind of period: Armada 370 (WFI, Deep Idle: 1 ms
+    /// residency, 100 us exit latency), the tick stopped, the deep state
+    /// for a 200 us interrupt (too deep), WFI for a 5 ms timer (too
+    /// shallow), the deep state for a 3 ms timer (the oracle's choice).
+    #[test]
+    fn regret_splits_by_kind_of_period() {
+        let t = table_named("mvebu-370").unwrap();
+        let tr = trace_file(
+            "kinds",
+            &[
+                "50000 200 irq 4000 2000000000",
+                "5000 5000 timer 4000 2000000000",
+                "3000 3000 timer 4000 2000000000",
+            ],
+        );
+        let s = entries(
+            &tr,
+            &t,
+            &mut Fixed(vec![(1, true), (0, true), (1, true)], 0),
+            None,
+        );
+        let _ = std::fs::remove_file(&tr);
+        let [deep, shallow, split, one] = s.excess_by_kind;
+        assert!(deep > 0.0 && shallow > 0.0, "{:?}", s.excess_by_kind);
+        assert_eq!((split, one), (0.0, 0.0));
+        // the kinds add up to the energy above the oracle's
+        let sum: f64 = s.excess_by_kind.iter().sum();
+        assert!((sum - (s.energy - s.oracle_energy)).abs() < 1e-6 * s.energy);
+        // WFI for 5 ms costs more above the oracle than 100 us of exit
+        // latency at active power and 200 us in the deep state
+        assert!(shallow > deep);
+    }
+
     #[test]
     fn scaled_table_multiplies_latency_and_residency() {
         let base = table_named("x86-like").unwrap();
