@@ -285,10 +285,23 @@ mod tests {
         }
     }
 
-    fn regret(t: &Table, tr: &[Episode], k: usize) -> f64 {
+    /// `tr`'s periods on `t` with the last `k` as context, one group.
+    fn contexts(t: &Table, tr: &[Episode], k: usize) -> Contexts {
         let mut c = Contexts::default();
         c.add(t, "", tr, 250_000, k);
-        c.best(0.0, 0.0).0
+        c
+    }
+
+    /// `n` interrupt periods under a 3 ms timer: every `m`-th one 20 us,
+    /// the others 2.5 ms.
+    fn short_among_long(n: usize, m: usize) -> Vec<Episode> {
+        (0..n)
+            .map(|i| ep(3000, if i % m == 0 { 20 } else { 2500 }, Src::Irq))
+            .collect()
+    }
+
+    fn regret(t: &Table, tr: &[Episode], k: usize) -> f64 {
+        contexts(t, tr, k).best(0.0, 0.0).0
     }
 
     /// Periods the sleep length predicts: the policy can take the
@@ -327,20 +340,16 @@ mod tests {
     #[test]
     fn limits_cost_energy() {
         let t = table_named("mvebu-370").unwrap();
-        let tr: Vec<Episode> = (0..200)
-            .map(|i| ep(3000, if i % 4 == 0 { 20 } else { 2500 }, Src::Irq))
-            .collect();
-        let mut c = Contexts::default();
-        c.add(&t, "", &tr, 250_000, 0);
+        let tr = short_among_long(200, 4);
+        let c = contexts(&t, &tr, 0);
         let free = c.best(0.0, 0.0);
         assert!(free.1 > 20.0, "{free:?}");
         // nothing beats the cheapest state for every period
         assert!(c.cheapest() <= free.0 + 1e-12, "{} {free:?}", c.cheapest());
         // 500 us periods: the oracle takes WFI (state 1's residency is
         // 1 ms), the model's energy state 1 (it pays from about 254 us)
-        let mut mid = Contexts::default();
         let tr: Vec<Episode> = (0..10).map(|_| ep(3000, 500, Src::Irq)).collect();
-        mid.add(&t, "", &tr, 250_000, 0);
+        let mid = contexts(&t, &tr, 0);
         assert!(mid.cheapest() < -0.3, "{}", mid.cheapest());
         let held = c.best_within(0.0, 1e9).unwrap();
         assert_eq!(held.1, 0.0);
@@ -352,16 +361,12 @@ mod tests {
     #[test]
     fn policy_applies_as_made() {
         let t = table_named("mvebu-370").unwrap();
-        let tr: Vec<Episode> = (0..100)
-            .map(|i| ep(3000, if i % 3 == 0 { 20 } else { 2500 }, Src::Irq))
-            .collect();
-        let mut c = Contexts::default();
-        c.add(&t, "", &tr, 250_000, 1);
+        let tr = short_among_long(100, 3);
+        let c = contexts(&t, &tr, 1);
         let p = c.policy(0.0, 0.0);
         assert_eq!(c.apply(&p), c.best(0.0, 0.0));
         let timer = c.apply(&Policy::new());
-        let mut alone = Contexts::default();
-        alone.add(&t, "", &tr, 250_000, 0);
+        let alone = contexts(&t, &tr, 0);
         let stopped = alone.rows.values().next().unwrap()[1].unwrap();
         assert!((timer.0 - (stopped.energy / alone.oracle_energy - 1.0)).abs() < 1e-12);
     }
