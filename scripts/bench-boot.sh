@@ -24,7 +24,9 @@ initrd=$BUILD/rcpuidle-bench.cpio
 RCPUIDLE_GUEST_TOOLS=$tools "$TOP/scripts/mkinitramfs.sh" "$arch" "$initrd"
 echo "bench: booting $arch (bench kernel) for $parts (console log $log)"
 rc=0
-RCPUIDLE_CMDLINE="rcpuidle.bench.part=$parts ${RCPUIDLE_CMDLINE:-} ${BENCH_ARGS:-}" \
+clock=
+[ -n "${RCPUIDLE_ICOUNT:-}" ] && clock="rcpuidle.bench.clock=icount-shift-$RCPUIDLE_ICOUNT"
+RCPUIDLE_CMDLINE="rcpuidle.bench.part=$parts $clock ${RCPUIDLE_CMDLINE:-} ${BENCH_ARGS:-}" \
 	"$TOP/scripts/boot.sh" "$arch" bench "$initrd" "$log" "${BENCH_TIMEOUT:-5400}" || rc=$?
 grep -q 'BENCH-DONE' "$log" || die "the bench guest did not finish (QEMU rc $rc, log $log)"
 if grep -q 'BENCH-ERROR' "$log"; then

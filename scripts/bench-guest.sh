@@ -114,6 +114,9 @@ floor() {
 }
 
 echo "BENCH-META scale $scale"
+# the guest's clock (boot.sh, RCPUIDLE_ICOUNT): QEMU's wall clock, or
+# instructions counted (icount-shift-N: 2^N ns each, halted time skipped)
+echo "BENCH-META clock ${RCPUIDLE_BENCH_CLOCK:-wall}"
 echo "BENCH-META tools $(cyclictest --help 2>&1 | head -n 1 | tr -s ' ') / $(perf version 2>&1)"
 for table in $tables; do
 	name=$table-x$scale

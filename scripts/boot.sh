@@ -24,7 +24,15 @@ armv7)
 	qemu=(qemu-system-arm -M virt -cpu cortex-a15 -m 512M)
 	append="console=ttyAMA0 $append" ;;
 esac
-qemu+=(-accel tcg -smp 2 -kernel "$kernel" -initrd "$initrd" -append "$append"
+# RCPUIDLE_ICOUNT=SHIFT: the guest's clock counts instructions (one per
+# 2^SHIFT ns, single-threaded TCG) and skips the time every vCPU is
+# halted, so the guest's timings do not depend on the host's load
+if [ -n "${RCPUIDLE_ICOUNT:-}" ]; then
+	qemu+=(-accel tcg,thread=single -icount "shift=$RCPUIDLE_ICOUNT,sleep=off,align=off")
+else
+	qemu+=(-accel tcg)
+fi
+qemu+=(-smp 2 -kernel "$kernel" -initrd "$initrd" -append "$append"
        -nographic -no-reboot -monitor none)
 
 if [ "$mode" = shell ]; then
