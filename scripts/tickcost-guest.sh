@@ -26,9 +26,10 @@
 #             trace buffer holds them all)
 SYS=/sys/devices/system/cpu
 MOD=/lib/modules/cpuidle-vstates.ko
+RTEO=/sys/module/rteo/parameters
 T=/sys/kernel/tracing
 tables=${RCPUIDLE_BENCH_TABLES:-x86-like mvebu-xp pseries-xcede}
-govs=${RCPUIDLE_BENCH_TCGOVS:-teo menu rteo}
+govs=${RCPUIDLE_BENCH_TCGOVS:-teo menu rteo rteo-parity}
 scale=${RCPUIDLE_BENCH_SCALE:-10}
 secs=${RCPUIDLE_BENCH_TCSECONDS:-3}
 max=${RCPUIDLE_BENCH_TCMAX:-1500}
@@ -68,9 +69,15 @@ for table in $tables; do
 	rmmod cpuidle_vstates 2>/dev/null
 	insmod $MOD table="$table" scale="$scale" || { err "tickcost: load $table scale=$scale"; continue; }
 	for g in $govs; do
+		# rteo, or rteo-parity (its parity mode, which decides as teo:
+		# what the Rust glue costs); rteo takes its parameters when
+		# enabled, so switch away and back
 		case $g in
-		rteo) echo 0 >/sys/module/rteo/parameters/parity
-			echo menu >$SYS/cpuidle/current_governor && echo rteo >$SYS/cpuidle/current_governor ;;
+		rteo | rteo-parity) p=0
+			[ "$g" = rteo-parity ] && p=1
+			echo 0 >$RTEO/rules_off && echo $p >$RTEO/parity &&
+				echo menu >$SYS/cpuidle/current_governor &&
+				echo rteo >$SYS/cpuidle/current_governor ;;
 		*) echo "$g" >$SYS/cpuidle/current_governor ;;
 		esac || { err "tickcost: governor $g"; continue; }
 		for w in $works; do

@@ -23,7 +23,14 @@ Per table:
               handler differ);
 each difference over the cells with at least MIN_N periods of both, their
 mean weighted by n_stopped * n_kept / (n_stopped + n_kept), with a
-bootstrap 95 % CI (the periods of every group resampled).  The simulator's
+bootstrap 95 % CI (the periods of every group resampled);
+  decide_vs_teo  per governor besides teo, what its decision path costs
+              more than teo's, in ns: per workload, the mean enter_us of
+              its periods that kept the tick less teo's, combined as above
+              (means, not medians: the trace's time stamps are whole
+              microseconds, so only a mean over many periods resolves
+              less; under QEMU's instruction counter, RCPUIDLE_ICOUNT=0,
+              a nanosecond is an instruction).  The simulator's
 emulated world takes them (cpuidle-sim --tick-costs-us DECIDE,STOP,RESTART;
 scripts/fidelity.py passes each table's on).
 
@@ -106,6 +113,33 @@ def combine(cells, rng):
             "cells": len(cells), "periods": int(sum(len(s) + len(k) for s, k in cells))}
 
 
+def vs_teo(kept, rng):
+    """kept: {(gov, work): [enter_us]}; per governor besides teo, the
+    weighted mean over workloads of its mean less teo's, in ns, with a
+    bootstrap CI."""
+    res = {}
+    for gov in sorted({g for g, _w in kept if g != "teo"}):
+        cells = [(np.asarray(kept[(gov, w)]), np.asarray(kept[("teo", w)]))
+                 for g, w in sorted(kept) if g == gov and ("teo", w) in kept]
+        cells = [(a, b) for a, b in cells if len(a) >= MIN_N and len(b) >= MIN_N]
+        if not cells:
+            res[gov] = None
+            continue
+        w = np.array([len(a) * len(b) / (len(a) + len(b)) for a, b in cells])
+        w /= w.sum()
+        point = float(sum(wi * (a.mean() - b.mean()) for wi, (a, b) in zip(w, cells)))
+        boot = np.zeros(RESAMPLES)
+        for wi, (a, b) in zip(w, cells):
+            i = rng.integers(0, len(a), (RESAMPLES, len(a)))
+            j = rng.integers(0, len(b), (RESAMPLES, len(b)))
+            boot += wi * (a[i].mean(axis=1) - b[j].mean(axis=1))
+        lo, hi = np.percentile(boot, [2.5, 97.5])
+        res[gov] = {"ns": round(point * 1000), "ci_low": round(float(lo) * 1000),
+                    "ci_high": round(float(hi) * 1000), "cells": len(cells),
+                    "periods": int(sum(len(a) for a, _b in cells))}
+    return res
+
+
 def median_ci(v, rng):
     v = np.asarray(v)
     if len(v) < MIN_N:
@@ -118,13 +152,15 @@ def median_ci(v, rng):
 
 def estimate(rows, rng):
     enter, exit_ = defaultdict(lambda: ([], [])), defaultdict(lambda: ([], []))
-    kept = []
+    kept, kept_by = [], defaultdict(list)
     for _t, gov, work, stopped, wk, e, x in rows:
         enter[(gov, work)][0 if stopped else 1].append(e)
         exit_[(gov, work, wk)][0 if stopped else 1].append(x)
         if not stopped:
             kept.append(e)
+            kept_by[(gov, work)].append(e)
     return {"decide_us": median_ci(kept, rng),
+            "decide_vs_teo": vs_teo(kept_by, rng),
             "stop_us": combine([enter[k] for k in sorted(enter)], rng),
             "restart_us": combine([exit_[k] for k in sorted(exit_)], rng),
             "periods": {"stopped": sum(1 for r in rows if r[3]),
@@ -172,6 +208,10 @@ def main():
             line.append("%s %s" % (k, "n/a" if e is None else
                                    "%.1f [%.1f, %.1f]" % (e["us"], e["ci_low"], e["ci_high"])))
         print("tickcost: " + "  ".join(line))
+        for g, e in per[t]["decide_vs_teo"].items():
+            print("tickcost: %-20s decide %s - teo: %s" % (
+                t, g, "n/a" if e is None else "%+d ns [%+d, %+d] (%d periods in %d workloads)" % (
+                    e["ns"], e["ci_low"], e["ci_high"], e["periods"], e["cells"])))
     for p in problems:
         print("tickcost: FAIL: " + p, file=sys.stderr)
     return 1 if problems else 0

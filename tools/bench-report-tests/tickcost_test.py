@@ -65,6 +65,13 @@ def main():
                    ["BENCH-META tickcost %s menu pipe lost 12" % T, "BENCH-DONE"])
     unfinished, _ = run(tmp, "unfinished", GOOD)
     bad, bj = run(tmp, "bad", GOOD + ["TICKCOST %s teo fifo 0 2 irq 1 1" % T, "BENCH-DONE"])
+    # rteo-parity's kept periods: cyclic10 one of 20 at 30 us, the rest
+    # at teo's 10 (mean 11, median 10), fifo as teo's 12; a workload teo
+    # did not run counts for nothing
+    aa, aj = run(tmp, "aa", GOOD + lines("rteo-parity", "cyclic10", 0, "timer", 10, 40, 19) +
+                 lines("rteo-parity", "cyclic10", 0, "timer", 30, 40, 1) +
+                 lines("rteo-parity", "fifo", 0, "irq", 12, 20) +
+                 lines("rteo-parity", "pipe", 0, "irq", 99, 20) + ["BENCH-DONE"])
     few, fj = run(tmp, "few", lines("teo", "pipe", 1, "irq", 40, 60, 9) +
                   lines("teo", "pipe", 0, "irq", 5, 5) + ["BENCH-DONE"])
     checks = [
@@ -78,6 +85,13 @@ def main():
         ("restart: per wake-up kind, a kind without kept periods left out", lambda:
          est(gj, "restart_us")["us"] == 55.0 and est(gj, "restart_us")["cells"] == 2 and
          est(gj, "restart_us")["ci_low"] <= 55.0 <= est(gj, "restart_us")["ci_high"]),
+        # (1000 ns * 10 + 0 * 10) / 20, weights 20 * 20 / 40
+        ("decide against teo: means of kept periods per workload, in ns", lambda:
+         aa.returncode == 0 and est(aj, "decide_vs_teo")["rteo-parity"]["ns"] == 500 and
+         est(aj, "decide_vs_teo")["rteo-parity"]["cells"] == 2 and
+         est(aj, "decide_vs_teo")["rteo-parity"]["ci_low"] <= 500 <=
+         est(aj, "decide_vs_teo")["rteo-parity"]["ci_high"] and
+         "decide rteo-parity - teo: +500 ns" in aa.stdout),
         ("a run that lost events: left out, exit 1, said", lambda: lost.returncode == 1 and
          lj["lost_runs"] == ["%s menu pipe" % T] and est(lj, "decide_us")["us"] == 11.0 and
          "lost 12 trace events" in lost.stderr),
