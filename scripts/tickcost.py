@@ -30,7 +30,9 @@ bootstrap 95 % CI (the periods of every group resampled);
               (means, not medians: the trace's time stamps are whole
               microseconds, so only a mean over many periods resolves
               less; under QEMU's instruction counter, RCPUIDLE_ICOUNT=0,
-              a nanosecond is an instruction).  The simulator's
+              a nanosecond is an instruction);
+  exit_vs_teo the same of exit_us, per workload and wake-up kind: the
+              way out of the kept periods (the governor's reflect()).  The simulator's
 emulated world takes them (cpuidle-sim --tick-costs-us DECIDE,STOP,RESTART;
 scripts/fidelity.py passes each table's on).
 
@@ -114,9 +116,9 @@ def combine(cells, rng):
 
 
 def vs_teo(kept, rng):
-    """kept: {(gov, work): [enter_us]}; per governor besides teo, the
-    weighted mean over workloads of its mean less teo's, in ns, with a
-    bootstrap CI."""
+    """kept: {(gov, cell): [us]}; per governor besides teo, the weighted
+    mean over the cells of its mean less teo's, in ns, with a bootstrap
+    CI."""
     res = {}
     for gov in sorted({g for g, _w in kept if g != "teo"}):
         cells = [(np.asarray(kept[(gov, w)]), np.asarray(kept[("teo", w)]))
@@ -152,15 +154,17 @@ def median_ci(v, rng):
 
 def estimate(rows, rng):
     enter, exit_ = defaultdict(lambda: ([], [])), defaultdict(lambda: ([], []))
-    kept, kept_by = [], defaultdict(list)
+    kept, kept_in, kept_out = [], defaultdict(list), defaultdict(list)
     for _t, gov, work, stopped, wk, e, x in rows:
         enter[(gov, work)][0 if stopped else 1].append(e)
         exit_[(gov, work, wk)][0 if stopped else 1].append(x)
         if not stopped:
             kept.append(e)
-            kept_by[(gov, work)].append(e)
+            kept_in[(gov, work)].append(e)
+            kept_out[(gov, (work, wk))].append(x)
     return {"decide_us": median_ci(kept, rng),
-            "decide_vs_teo": vs_teo(kept_by, rng),
+            "decide_vs_teo": vs_teo(kept_in, rng),
+            "exit_vs_teo": vs_teo(kept_out, rng),
             "stop_us": combine([enter[k] for k in sorted(enter)], rng),
             "restart_us": combine([exit_[k] for k in sorted(exit_)], rng),
             "periods": {"stopped": sum(1 for r in rows if r[3]),
@@ -208,10 +212,11 @@ def main():
             line.append("%s %s" % (k, "n/a" if e is None else
                                    "%.1f [%.1f, %.1f]" % (e["us"], e["ci_low"], e["ci_high"])))
         print("tickcost: " + "  ".join(line))
-        for g, e in per[t]["decide_vs_teo"].items():
-            print("tickcost: %-20s decide %s - teo: %s" % (
-                t, g, "n/a" if e is None else "%+d ns [%+d, %+d] (%d periods in %d workloads)" % (
-                    e["ns"], e["ci_low"], e["ci_high"], e["periods"], e["cells"])))
+        for k in ("decide", "exit"):
+            for g, e in per[t][k + "_vs_teo"].items():
+                print("tickcost: %-20s %s %s - teo: %s" % (
+                    t, k, g, "n/a" if e is None else "%+d ns [%+d, %+d] (%d periods in %d cells)" % (
+                        e["ns"], e["ci_low"], e["ci_high"], e["periods"], e["cells"])))
     for p in problems:
         print("tickcost: FAIL: " + p, file=sys.stderr)
     return 1 if problems else 0
