@@ -711,12 +711,14 @@ impl Driver {
     /// # Safety
     ///
     /// `ptr` must point to a registered driver that outlives `'a`.
+    #[inline]
     unsafe fn from_raw<'a>(ptr: *mut bindings::cpuidle_driver) -> &'a Self {
         // SAFETY: `Driver` is a transparent wrapper; validity by the caller.
         unsafe { &*ptr.cast() }
     }
 
     /// Number of states.
+    #[inline]
     pub fn state_count(&self) -> usize {
         // SAFETY: the driver is valid (type invariant).
         let n = unsafe { (*self.0.get()).state_count };
@@ -760,16 +762,19 @@ impl Device {
     ///
     /// `ptr` must point to a registered device that stays registered during
     /// `'a`, and the caller must be a governor callback of that device.
+    #[inline]
     unsafe fn from_raw<'a>(ptr: *mut bindings::cpuidle_device) -> &'a Self {
         // SAFETY: `Device` is a transparent wrapper; validity by the caller.
         unsafe { &*ptr.cast() }
     }
 
+    #[inline]
     fn as_raw(&self) -> *mut bindings::cpuidle_device {
         self.0.get()
     }
 
     /// The `disable` word of state `i < STATE_MAX`.
+    #[inline]
     fn disable_bits(&self, i: usize) -> u64 {
         // SAFETY: the device is valid (type invariant) and `i < STATE_MAX`;
         // sysfs writes the word from other CPUs: read it once, volatile.
@@ -781,6 +786,7 @@ impl Device {
     }
 
     /// The CPU of the device.
+    #[inline]
     pub fn cpu(&self) -> CpuId {
         // SAFETY: the device is valid; `cpu` is set before registration to
         // a possible CPU, a valid CPU number.
@@ -788,11 +794,13 @@ impl Device {
     }
 
     /// Whether state `i` is disabled, by the user or by the driver.
+    #[inline]
     pub fn state_disabled(&self, i: usize) -> bool {
         i >= STATE_MAX || self.disable_bits(i) != 0
     }
 
     /// Index of the state entered last, or a negative value.
+    #[inline]
     pub fn last_state_idx(&self) -> i32 {
         // SAFETY: valid device; written only on its CPU or by its governor
         // callbacks (type invariant), which do not run concurrently.
@@ -800,6 +808,7 @@ impl Device {
     }
 
     /// Sets the index of the state entered last.
+    #[inline]
     pub fn set_last_state_idx(&self, idx: i32) {
         // SAFETY: as in `last_state_idx()`; `Opaque` permits writes through
         // a shared reference.
@@ -807,6 +816,7 @@ impl Device {
     }
 
     /// Idle time the core measured for the last state entered, in ns.
+    #[inline]
     pub fn last_residency_ns(&self) -> u64 {
         // SAFETY: valid device; written by the core on the device's CPU,
         // which is the one running the governor callback.
@@ -815,6 +825,7 @@ impl Device {
 
     /// Reads and clears the flag the polling state sets when it hit its
     /// time limit.
+    #[inline]
     pub fn take_poll_time_limit(&self) -> bool {
         let d = self.as_raw();
         // SAFETY: valid device.  The bit shares its word with `registered`
@@ -854,12 +865,14 @@ impl IdleContext {
     /// The PM QoS latency limit of this CPU in ns: the smallest of its
     /// resume latency, the global CPU latency QoS and the wakeup latency
     /// QoS (`cpuidle_governor_latency_req()`).
+    #[inline]
     pub fn latency_req_ns(&self) -> i64 {
         // SAFETY: `cpu` is the current, online CPU (type invariant).
         unsafe { bindings::cpuidle_governor_latency_req(self.cpu.as_u32()) }
     }
 
     /// The sleep length (`tick_nohz_get_sleep_length()`).
+    #[inline]
     pub fn sleep_length(&self) -> SleepLength {
         let mut delta: bindings::ktime_t = 0;
         // SAFETY: called from the idle loop with IRQs off (type invariant).
@@ -871,18 +884,21 @@ impl IdleContext {
     }
 
     /// Whether the tick is stopped on this CPU.
+    #[inline]
     pub fn tick_stopped(&self) -> bool {
         // SAFETY: called on the current CPU with IRQs off (type invariant).
         unsafe { bindings::tick_nohz_tick_stopped() }
     }
 
     /// Whether the last wakeup was by the tick (valid in `reflect()`).
+    #[inline]
     pub fn got_tick(&self) -> bool {
         // SAFETY: called on the current CPU in the idle loop (invariant).
         unsafe { bindings::tick_nohz_idle_got_tick() }
     }
 
     /// The length of a tick in ns (`TICK_NSEC`).
+    #[inline]
     pub fn tick_nsec(&self) -> i64 {
         tick_nsec()
     }
@@ -892,6 +908,7 @@ impl IdleContext {
 ///
 /// (Not derived from `bindings::HZ`: bindgen sees the user-space `HZ` of
 /// the uapi headers, not the kernel's `CONFIG_HZ`.)
+#[inline]
 pub const fn tick_nsec() -> i64 {
     bindings::CPUIDLE_TICK_NSEC
 }
@@ -1008,6 +1025,7 @@ impl<D: Default + Send> PerCpuData<D> {
     /// `cpu`'s device, so it is the only user of that data meanwhile (see
     /// [`Governor`]) for the returned lifetime.
     #[allow(clippy::mut_from_ref)]
+    #[inline]
     unsafe fn get(&self, cpu: CpuId) -> &mut D {
         // SAFETY: initialised for every possible CPU (type invariant);
         // exclusive by the caller's contract.
@@ -1108,6 +1126,7 @@ impl<T: Governor> GovernorSlot<T> {
     #[allow(clippy::mut_from_ref)]
     /// Always `Some`: the core calls `T`'s callbacks only after
     /// `register()` set the data of `T::slot()`, the only slot it accepts.
+    #[inline]
     unsafe fn data_of<'a>(dev: &Device) -> Option<&'a mut T::CpuData> {
         let data = T::slot().data.as_ref()?;
         // SAFETY: a device's CPU is a possible CPU; exclusive by the

@@ -151,6 +151,7 @@ impl Governor for Rteo {
         &GOVERNOR
     }
 
+    #[inline]
     fn select(
         ctx: &IdleContext,
         _drv: &Driver,
@@ -171,6 +172,7 @@ impl Governor for Rteo {
         d.idx
     }
 
+    #[inline]
     fn reflect(ctx: &IdleContext, dev: &Device, slot: &mut Slot, index: usize) {
         slot.teo.reflect(ctx.got_tick());
         dev.set_last_state_idx(index as i32);

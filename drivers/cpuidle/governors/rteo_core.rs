@@ -247,6 +247,7 @@ impl Teo {
     }
 
     /// Accounts the idle period that just ended (`teo_update()`).
+    #[inline]
     fn update<E: Env>(&mut self, env: &mut E) {
         let states = env.states();
         let count = states.len();
@@ -350,6 +351,7 @@ impl Teo {
     /// of the idle as a short intercept in the shallowest bin, so a 30 us
     /// wait with a 20 us slice never shows up as the 30 us it was).  Keep
     /// its time and account the whole period when it ends.
+    #[inline]
     fn rule_poll_carry<E: Env>(&mut self, env: &E) {
         self.poll_carry_ns = self
             .poll_carry_ns
@@ -359,6 +361,7 @@ impl Teo {
     /// The deepest enabled state shallower than `idx` whose target residency
     /// fits `duration_ns`, or the shallowest enabled one below `idx`
     /// (`teo_find_shallower_state()`).
+    #[inline]
     fn find_shallower_state<E: Env>(env: &E, mut idx: usize, duration_ns: i64) -> usize {
         let states = env.states();
         for i in (0..idx).rev() {
@@ -385,6 +388,7 @@ impl Teo {
 
     /// `teo_select()` step by step, with the rules of [`Mode::Default`]
     /// that act inside it.
+    #[inline]
     fn select_inner<E: Env>(&mut self, env: &mut E) -> Decision {
         let latency_req = env.latency_req_ns();
         let tick_nsec = env.tick_nsec();
@@ -500,6 +504,7 @@ impl Teo {
     /// state, `constraint_idx` the deepest one within the PM QoS limit
     /// `latency_req`, and the sums are over the bins below the candidate.
     /// `None` if no state is enabled.
+    #[inline]
     fn scan<E: Env>(&self, env: &E, latency_req: i64) -> Option<Scan> {
         let mut idx_intercept_sum: u32 = 0;
         let mut intercept_sum: u32 = 0;
@@ -559,6 +564,7 @@ impl Teo {
     /// the intercepts below the candidate at or above it (a median), and
     /// not deeper than the bin with the most intercepts; or the shallowest
     /// enabled state.
+    #[inline]
     fn shallower_candidate<E: Env>(&self, env: &E, scan: &Scan) -> usize {
         let Scan {
             idx0,
@@ -591,6 +597,7 @@ impl Teo {
     /// Rule 4 ([`rule::QOS_SLEEP_LENGTH`]): a tight QoS limit alone does
     /// not make the idle short; keeping the tick through a long idle wakes
     /// the CPU at every tick, so look at the sleep length for the tick.
+    #[inline]
     fn skips_sleep_length<E: Env>(&self, env: &E, idx: usize, latency_req: i64) -> bool {
         let short = 2u32.wrapping_mul(self.short_idles) >= self.total;
         (idx == 0 || env.states()[idx].target_residency_ns < RESIDENCY_THRESHOLD_NS)
@@ -602,6 +609,7 @@ impl Teo {
     /// idle is shorter than a tick; if the tick stays, the state must fit
     /// before the next tick, `delta_tick` away (`idx0` is the first
     /// enabled state).
+    #[inline]
     fn stop_tick_or_fit_next_tick<E: Env>(
         env: &E,
         idx0: usize,
@@ -628,6 +636,7 @@ impl Teo {
 
     /// The deepest enabled state above `floor` and at most `top` whose
     /// target residency fits `duration_ns`, or `floor` if none does.
+    #[inline]
     fn deepest_fitting<E: Env>(env: &E, floor: usize, top: usize, duration_ns: i64) -> usize {
         let states = env.states();
         let mut i = top;
@@ -647,6 +656,7 @@ impl Teo {
     /// not poll, unless teo chose a deeper one.  One timeout is left
     /// alone: a short wait often ends in the next slice (ping-pong), and a
     /// state that does not poll would be too deep.
+    #[inline]
     fn rule_poll_cascade<E: Env>(env: &E, d: Decision) -> Decision {
         let states = env.states();
         if !states[d.idx].polling {
@@ -678,6 +688,7 @@ impl Teo {
     /// the sleep length allows as the candidate and weigh again: asks for
     /// the sleep length, which it returns, and scans the bins below the
     /// new candidate into `scan`.
+    #[inline]
     fn rule_timer_candidate<E: Env>(&self, env: &mut E, scan: &mut Scan) -> SleepLength {
         let sl = env.sleep_length();
         let states = env.states();
@@ -708,6 +719,7 @@ impl Teo {
     /// deeper state; keeping it only splits a long idle in two.  Then
     /// intercepts within a tick period do not keep the tick, and state 0
     /// that does not poll stops it for a sleep of a tick or longer.
+    #[inline]
     fn rule_deepest_stops_tick(scan: &Scan, idx: usize) -> bool {
         idx >= scan.constraint_idx
     }
