@@ -69,13 +69,14 @@ for table in $tables; do
 	rmmod cpuidle_vstates 2>/dev/null
 	insmod $MOD table="$table" scale="$scale" || { err "tickcost: load $table scale=$scale"; continue; }
 	for g in $govs; do
-		# rteo, or rteo-parity (its parity mode, which decides as teo:
-		# what the Rust glue costs); rteo takes its parameters when
-		# enabled, so switch away and back
+		# rteo, rteo-parity (its parity mode, which decides as teo:
+		# what the Rust glue costs) or rteo-off=MASK (those rules off);
+		# rteo takes its parameters when enabled: switch away and back
 		case $g in
-		rteo | rteo-parity) p=0
+		rteo | rteo-parity | rteo-off=*) p=0 off=0
 			[ "$g" = rteo-parity ] && p=1
-			echo 0 >$RTEO/rules_off && echo $p >$RTEO/parity &&
+			[ "${g#rteo-off=}" != "$g" ] && off=${g#rteo-off=}
+			echo "$off" >$RTEO/rules_off && echo $p >$RTEO/parity &&
 				echo menu >$SYS/cpuidle/current_governor &&
 				echo rteo >$SYS/cpuidle/current_governor ;;
 		*) echo "$g" >$SYS/cpuidle/current_governor ;;
