@@ -25,7 +25,10 @@ RCPUIDLE_GUEST_TOOLS=$tools "$TOP/scripts/mkinitramfs.sh" "$arch" "$initrd"
 echo "bench: booting $arch (bench kernel) for $parts (console log $log)"
 rc=0
 clock=
+# on the instruction counter the tick costs are stamped in TSC cycles
+# (scripts/tickcost-guest.sh)
 [ -n "${RCPUIDLE_ICOUNT:-}" ] && clock="rcpuidle.bench.clock=icount-shift-$RCPUIDLE_ICOUNT"
+[ -n "${RCPUIDLE_ICOUNT:-}" ] && [ "$arch" = x86_64 ] && clock="$clock rcpuidle.bench.tcclock=x86-tsc"
 RCPUIDLE_CMDLINE="rcpuidle.bench.part=$parts $clock ${RCPUIDLE_CMDLINE:-} ${BENCH_ARGS:-}" \
 	"$TOP/scripts/boot.sh" "$arch" bench "$initrd" "$log" "${BENCH_TIMEOUT:-5400}" || rc=$?
 grep -q 'BENCH-DONE' "$log" || die "the bench guest did not finish (QEMU rc $rc, log $log)"

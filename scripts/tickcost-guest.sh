@@ -61,7 +61,20 @@ work() {
 	esac
 }
 
-echo "BENCH-META tickcost scale $scale seconds $secs max_per_cpu $max"
+# The trace's clock (rcpuidle.bench.tcclock): local by default, whose
+# stamps are whole microseconds; x86-tsc stamps in TSC cycles, turned into
+# microseconds here with the TSC rate the kernel calibrated.  Under QEMU's
+# instruction counter (bench-boot.sh sets x86-tsc there) a microsecond
+# stamp phase-locks with a periodic workload, so only cycles resolve the
+# few hundred nanoseconds between two governors' decisions.
+tclock=${RCPUIDLE_BENCH_TCCLOCK:-local}
+mhz=0
+if [ "$tclock" != local ]; then
+	mhz=$(dmesg | sed -n 's/.*tsc: .* \([0-9][0-9]*\.[0-9]*\) MHz.*/\1/p' | tail -n 1)
+	[ -n "$mhz" ] && echo "$tclock" >$T/trace_clock ||
+		{ err "tickcost: trace clock $tclock (TSC rate '$mhz')"; exit 0; }
+fi
+echo "BENCH-META tickcost scale $scale seconds $secs max_per_cpu $max clock $tclock $mhz"
 echo 0 >$T/tracing_on
 echo 4096 >$T/buffer_size_kb
 for table in $tables; do
@@ -89,13 +102,15 @@ for table in $tables; do
 			echo 0 >$T/tracing_on
 			events 0
 			echo "BENCH-META tickcost $name $g $w lost $(grep -h 'overrun:' $T/per_cpu/cpu*/stats | awk '{ s += $2 } END { print s + 0 }')"
-			awk -v pre="TICKCOST $name $g $w" -v max="$max" '
-			# the time stamp is the field "SECONDS.USECONDS:", the event
-			# the next; the CPU is the field "[NNN]"
+			awk -v pre="TICKCOST $name $g $w" -v max="$max" -v mhz="$mhz" '
+			# the time stamp is the field "SECONDS.USECONDS:" (or
+			# "CYCLES:" with mhz set), the event the next; the CPU is
+			# the field "[NNN]"
 			{
-				for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) break
+				for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+(\.[0-9]+)?:$/) break
 				if (i >= NF) next
-				t = substr($i, 1, length($i) - 1) * 1e6; ev = $(i + 1)
+				t = substr($i, 1, length($i) - 1)
+				t = mhz > 0 ? t / mhz : t * 1e6; ev = $(i + 1)
 				c = -1
 				for (j = 1; j < i; j++) if ($j ~ /^\[[0-9]+\]$/) c = substr($j, 2, length($j) - 2) + 0
 				if (c < 0) next
@@ -114,9 +129,10 @@ for table in $tables; do
 				if (tsl[c] < 0 || tin[c] < 0 || tx[c] < 0 || tsl[c] > tin[c]) next
 				kind = (tx[c] - esl[c] >= elen[c]) ? "timer" : "irq"
 				if (n[c]++ < max)
-					printf "%s %d %d %s %.1f %.1f\n", pre, c, stopped[c], kind, tin[c] - tsl[c], t - tx[c]
+					printf "%s %d %d %s %.3f %.3f\n", pre, c, stopped[c], kind, tin[c] - tsl[c], t - tx[c]
 			}' $T/trace
 		done
 	done
 	rmmod cpuidle_vstates || err "tickcost: unload $table"
 done
+echo local >$T/trace_clock
