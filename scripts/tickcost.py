@@ -27,12 +27,12 @@ bootstrap 95 % CI (the periods of every group resampled);
   decide_vs_teo  per governor besides teo, what its decision path costs
               more than teo's, in ns: per workload, the mean enter_us of
               its periods that kept the tick less teo's, combined as above
-              (means, not medians: the trace's time stamps are whole
-              microseconds, so only a mean over many periods resolves
-              less; under QEMU's instruction counter, RCPUIDLE_ICOUNT=0,
-              a nanosecond is an instruction);
+              (means: a difference of a few hundred nanoseconds; under
+              QEMU's instruction counter, RCPUIDLE_ICOUNT=0, the trace is
+              stamped in TSC cycles and a nanosecond is an instruction);
   exit_vs_teo the same of exit_us, per workload and wake-up kind: the
-              way out of the kept periods (the governor's reflect()).  The simulator's
+              way out of the kept periods (the governor's reflect()).
+The simulator's
 emulated world takes them (cpuidle-sim --tick-costs-us DECIDE,STOP,RESTART;
 scripts/fidelity.py passes each table's on).
 
@@ -91,27 +91,35 @@ def parse(path):
     return rows, lost, bad, done, errors
 
 
-def combine(cells, rng):
-    """cells: [(stopped values, kept values)]; the weighted mean of the
-    differences of medians and its bootstrap CI."""
-    cells = [(np.asarray(s), np.asarray(k)) for s, k in cells
-             if len(s) >= MIN_N and len(k) >= MIN_N]
+def weighted_diff(cells, rng, stat):
+    """cells: [(a values, b values)]; the mean over the cells with at least
+    MIN_N of both of stat(a) - stat(b), weighted by n_a * n_b / (n_a +
+    n_b), and its bootstrap CI: (point, low, high, cells kept), or None.
+    stat is np.median or np.mean (with an axis argument)."""
+    cells = [(np.asarray(a), np.asarray(b)) for a, b in cells
+             if len(a) >= MIN_N and len(b) >= MIN_N]
     if not cells:
         return None
-    w = np.array([len(s) * len(k) / (len(s) + len(k)) for s, k in cells])
+    w = np.array([len(a) * len(b) / (len(a) + len(b)) for a, b in cells])
     w /= w.sum()
-
-    def est(pairs):
-        return float(sum(wi * (np.median(s) - np.median(k)) for wi, (s, k) in zip(w, pairs)))
-
-    point = est(cells)
+    point = float(sum(wi * (stat(a) - stat(b)) for wi, (a, b) in zip(w, cells)))
     boot = np.zeros(RESAMPLES)
-    for wi, (s, k) in zip(w, cells):
-        i = rng.integers(0, len(s), (RESAMPLES, len(s)))
-        j = rng.integers(0, len(k), (RESAMPLES, len(k)))
-        boot += wi * (np.median(s[i], axis=1) - np.median(k[j], axis=1))
+    for wi, (a, b) in zip(w, cells):
+        i = rng.integers(0, len(a), (RESAMPLES, len(a)))
+        j = rng.integers(0, len(b), (RESAMPLES, len(b)))
+        boot += wi * (stat(a[i], axis=1) - stat(b[j], axis=1))
     lo, hi = np.percentile(boot, [2.5, 97.5])
-    return {"us": round(point, 1), "ci_low": round(float(lo), 1), "ci_high": round(float(hi), 1),
+    return point, float(lo), float(hi), cells
+
+
+def combine(cells, rng):
+    """cells: [(stopped values, kept values)]; the weighted mean of the
+    differences of medians and its bootstrap CI, in us."""
+    d = weighted_diff(cells, rng, np.median)
+    if d is None:
+        return None
+    point, lo, hi, cells = d
+    return {"us": round(point, 1), "ci_low": round(lo, 1), "ci_high": round(hi, 1),
             "cells": len(cells), "periods": int(sum(len(s) + len(k) for s, k in cells))}
 
 
@@ -121,23 +129,15 @@ def vs_teo(kept, rng):
     CI."""
     res = {}
     for gov in sorted({g for g, _w in kept if g != "teo"}):
-        cells = [(np.asarray(kept[(gov, w)]), np.asarray(kept[("teo", w)]))
-                 for g, w in sorted(kept) if g == gov and ("teo", w) in kept]
-        cells = [(a, b) for a, b in cells if len(a) >= MIN_N and len(b) >= MIN_N]
-        if not cells:
+        d = weighted_diff([(kept[(gov, w)], kept[("teo", w)])
+                           for g, w in sorted(kept) if g == gov and ("teo", w) in kept],
+                          rng, np.mean)
+        if d is None:
             res[gov] = None
             continue
-        w = np.array([len(a) * len(b) / (len(a) + len(b)) for a, b in cells])
-        w /= w.sum()
-        point = float(sum(wi * (a.mean() - b.mean()) for wi, (a, b) in zip(w, cells)))
-        boot = np.zeros(RESAMPLES)
-        for wi, (a, b) in zip(w, cells):
-            i = rng.integers(0, len(a), (RESAMPLES, len(a)))
-            j = rng.integers(0, len(b), (RESAMPLES, len(b)))
-            boot += wi * (a[i].mean(axis=1) - b[j].mean(axis=1))
-        lo, hi = np.percentile(boot, [2.5, 97.5])
-        res[gov] = {"ns": round(point * 1000), "ci_low": round(float(lo) * 1000),
-                    "ci_high": round(float(hi) * 1000), "cells": len(cells),
+        point, lo, hi, cells = d
+        res[gov] = {"ns": round(point * 1000), "ci_low": round(lo * 1000),
+                    "ci_high": round(hi * 1000), "cells": len(cells),
                     "periods": int(sum(len(a) for a, _b in cells))}
     return res
 
