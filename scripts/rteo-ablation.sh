@@ -4,7 +4,7 @@
 # rteo-ablation.sh [EPISODES [TABLE/CLASS]]: what each rule of rteo's
 # default mode brings.  The simulator runs with every rule, then with each
 # rule switched off in turn (cpuidle-sim --rules, the bits of the core's
-# `rule` module, as the rteo.rules parameter sets them in the kernel).
+# `rule` module, as the rteo.rules_off parameter leaves them in the kernel).
 # Prints the headline of the tuning set (synthetic classes and tuning
 # traces) for each, then the bar's four metrics on the held-out traces
 # (tools/cpuidle-sim/README.md, "The bar"), with teo's and menu's, then
@@ -21,9 +21,8 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$CACHE/cargo-target}
 episodes=${1:-12000}
 only=${2:-}
 # in the order of the bits (Documentation/admin-guide/pm/rteo.rst, "Default mode")
-names=("1 polling cascade" "2 intercepts weighed against the timer's state"
-	"3 timed-out polling slices carried" "4 tight QoS does not skip the sleep length"
-	"5 deepest allowed state stops the tick")
+names=("1 polling cascade" "2 timed-out polling slices carried"
+	"3 tight QoS does not skip the sleep length" "4 deepest allowed state stops the tick")
 all=$(((1 << ${#names[@]}) - 1))
 
 cargo build --quiet --release --manifest-path "$TOP/tools/cpuidle-sim/Cargo.toml"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # rteo-subsets.sh [ALWAYS]: rteo's default mode with every subset of its
-# rules, the rules of the mask ALWAYS (default 0x18: rules 4 and 5, which
+# rules, the rules of the mask ALWAYS (default 0xc: rules 3 and 4, which
 # act under PM QoS limits only) always in force.  For each subset: the
 # simulator's tuning set (energy regret; cpuidle-sim --rules) and every
 # recorded trace replayed in the emulated world (scripts/fidelity.py
@@ -16,8 +16,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
 export PATH="$HOME/.cargo/bin:$PATH"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$CACHE/cargo-target}
-always=$((${1:-0x18}))
-nrules=5
+always=$((${1:-0xc}))
+nrules=4
 all=$(((1 << nrules) - 1))
 ((always & ~all)) && { echo "rteo-subsets: ALWAYS must be a mask of rules 1-$nrules" >&2; exit 2; }
 

@@ -116,16 +116,14 @@ pub struct Decision {
 pub mod rule {
     /// 1: no polling after two polling slices in a row ran out of time.
     pub const POLL_CASCADE: u32 = 1 << 0;
-    /// 2: weigh intercepts against the state the sleep length allows.
-    pub const TIMER_CANDIDATE: u32 = 1 << 1;
-    /// 3: timed-out polling slices count with the rest of the idle.
-    pub const POLL_CARRY: u32 = 1 << 2;
-    /// 4: a tight QoS limit alone does not skip the sleep length.
-    pub const QOS_SLEEP_LENGTH: u32 = 1 << 3;
-    /// 5: the deepest state allowed stops the tick.
-    pub const DEEPEST_STOPS_TICK: u32 = 1 << 4;
+    /// 2: timed-out polling slices count with the rest of the idle.
+    pub const POLL_CARRY: u32 = 1 << 1;
+    /// 3: a tight QoS limit alone does not skip the sleep length.
+    pub const QOS_SLEEP_LENGTH: u32 = 1 << 2;
+    /// 4: the deepest state allowed stops the tick.
+    pub const DEEPEST_STOPS_TICK: u32 = 1 << 3;
     /// Every rule.
-    pub const ALL: u32 = (1 << 5) - 1;
+    pub const ALL: u32 = (1 << 4) - 1;
 }
 
 /// How `select()` decides.
@@ -224,8 +222,7 @@ struct Scan {
     /// Hits in the bins below the candidate.
     idx_hit_sum: u32,
     /// The bin with the most intercepts (the deepest of equals) of all but
-    /// the last state, or of those below the candidate after rule 2 moved
-    /// it; -1 if none.
+    /// the last state; -1 if none.
     intercept_max_idx: isize,
 }
 
@@ -345,7 +342,7 @@ impl Teo {
         }
     }
 
-    /// Rule 3 ([`rule::POLL_CARRY`]), when the polling slice ran out of
+    /// Rule 2 ([`rule::POLL_CARRY`]), when the polling slice ran out of
     /// time: it is the start of an idle period that goes on, not an idle
     /// period of its own (teo counts it as a hit on the timer, and the rest
     /// of the idle as a short intercept in the shallowest bin, so a 30 us
@@ -426,17 +423,8 @@ impl Teo {
         }
 
         // intercepts outweigh hits: shallower candidate
-        let mut early_sleep = None;
         if self.intercepts_outweigh_hits(&scan) {
-            let mut outweigh = true;
-            // rule 2 may move the candidate: weigh again then
-            if self.on(rule::TIMER_CANDIDATE) {
-                early_sleep = Some(self.rule_timer_candidate(env, &mut scan));
-                outweigh = self.intercepts_outweigh_hits(&scan);
-            }
-            if outweigh {
-                scan.idx = self.shallower_candidate(env, &scan);
-            }
+            scan.idx = self.shallower_candidate(env, &scan);
         }
 
         // QoS cap
@@ -449,10 +437,7 @@ impl Teo {
                 stop_tick: false,
             };
         }
-        let sl = match early_sleep {
-            Some(sl) => sl,
-            None => env.sleep_length(),
-        };
+        let sl = env.sleep_length();
         let d = sl.duration_ns;
         self.sleep_length_ns = d;
 
@@ -594,7 +579,7 @@ impl Teo {
     /// without asking for the sleep length: teo does so when short idles
     /// dominate or the PM QoS limit `latency_req` is tight.
     ///
-    /// Rule 4 ([`rule::QOS_SLEEP_LENGTH`]): a tight QoS limit alone does
+    /// Rule 3 ([`rule::QOS_SLEEP_LENGTH`]): a tight QoS limit alone does
     /// not make the idle short; keeping the tick through a long idle wakes
     /// the CPU at every tick, so look at the sleep length for the tick.
     #[inline]
@@ -678,43 +663,7 @@ impl Teo {
         d
     }
 
-    /// Rule 2 ([`rule::TIMER_CANDIDATE`]), when intercepts outweigh hits:
-    /// teo weighs the intercepts below the deepest state against the
-    /// events at or above it, so when the sleep length rules the deepest
-    /// state out, every intercept tips the scale (hits on the state the
-    /// timer allows count for nothing) and a periodic timer with a few
-    /// early interrupts keeps getting a shallower state than its hits ask
-    /// for.  Before looking for a shallower state, take the deepest state
-    /// the sleep length allows as the candidate and weigh again: asks for
-    /// the sleep length, which it returns, and scans the bins below the
-    /// new candidate into `scan`.
-    #[inline]
-    fn rule_timer_candidate<E: Env>(&self, env: &mut E, scan: &mut Scan) -> SleepLength {
-        let sl = env.sleep_length();
-        let states = env.states();
-        let mut c = scan.idx;
-        while c > scan.idx0 && (env.disabled(c) || states[c].target_residency_ns > sl.duration_ns) {
-            c -= 1;
-        }
-        if c < scan.idx {
-            scan.idx = c;
-            scan.idx_intercept_sum = 0;
-            scan.idx_hit_sum = 0;
-            scan.intercept_max_idx = -1;
-            let mut intercept_max: u32 = 0;
-            for (i, b) in self.state_bins.iter().enumerate().take(c) {
-                scan.idx_intercept_sum = scan.idx_intercept_sum.wrapping_add(b.intercepts);
-                scan.idx_hit_sum = scan.idx_hit_sum.wrapping_add(b.hits);
-                if b.intercepts >= intercept_max {
-                    intercept_max = b.intercepts;
-                    scan.intercept_max_idx = i as isize;
-                }
-            }
-        }
-        sl
-    }
-
-    /// Rule 5 ([`rule::DEEPEST_STOPS_TICK`]): the state `idx` is the
+    /// Rule 4 ([`rule::DEEPEST_STOPS_TICK`]): the state `idx` is the
     /// deepest one the QoS limit allows, so the tick cannot lead to a
     /// deeper state; keeping it only splits a long idle in two.  Then
     /// intercepts within a tick period do not keep the tick, and state 0
@@ -1111,28 +1060,6 @@ mod tests {
                 1
             )
         );
-    }
-
-    #[test]
-    fn default_mode_weighs_intercepts_against_the_state_the_timer_allows() {
-        let (parity, default) = both_modes(|mode| {
-            let mut env = TestEnv::new(&MVEBU_XP);
-            let mut teo = Teo::ZERO;
-            teo.set_mode(mode);
-            // a 2 ms periodic timer, every fifth period cut short at 100 us
-            // by an interrupt
-            env.sleep.duration_ns = 2_000_000;
-            for i in 0..40 {
-                let r = if i % 5 == 4 { 100_000 } else { 2_001_000 };
-                env.period(&mut teo, r, false);
-            }
-            teo.select(&mut env)
-        });
-        // teo weighs the intercepts against the deepest state (10 ms), which
-        // no period reaches, and takes WFI; rteo weighs them against state
-        // 1, which the 2 ms timer allows and four periods in five reach
-        assert_eq!(parity.idx, 0);
-        assert_eq!(default.idx, 1);
     }
 
     #[test]

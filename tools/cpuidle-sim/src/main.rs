@@ -404,7 +404,8 @@ impl Governor for TimerOnly {
 }
 
 /// `--rules MASK`: the rules of rteo's default mode in force (`rule` bits
-/// of the core, all by default), as the `rteo.rules` parameter sets them.
+/// of the core, all by default), as the `rteo.rules_off` parameter leaves
+/// them.
 static RULES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(rule::ALL);
 
 struct Rteo {
