@@ -32,9 +32,8 @@ bootstrap 95 % CI (the periods of every group resampled);
               stamped in TSC cycles and a nanosecond is an instruction);
   exit_vs_teo the same of exit_us, per workload and wake-up kind: the
               way out of the kept periods (the governor's reflect()).
-The simulator's
-emulated world takes them (cpuidle-sim --tick-costs-us DECIDE,STOP,RESTART;
-scripts/fidelity.py passes each table's on).
+The simulator's emulated world takes them (cpuidle-sim --tick-costs-us
+DECIDE,STOP,RESTART; scripts/fidelity.py passes each table's on).
 
 Writes OUTDIR/tickcost.json and prints the estimates.  Fails (exit 1, after
 writing) when the guest did not finish (no BENCH-DONE), reported an error,
