@@ -976,60 +976,78 @@ pub trait Governor: 'static {
 /// most it may be asked for.
 const PCPU_MIN_UNIT_SIZE: usize = 32 << 10;
 
-/// A governor's per-CPU allocation.
+/// A governor's per-CPU allocation, and where each CPU's part of it lies.
+///
+/// The addresses are worked out once, when the governor registers, and
+/// kept in a plain array: the callbacks run on every idle entry and exit,
+/// where `per_cpu_ptr()` (a C helper, a call from Rust) would add a call
+/// to each.
 ///
 /// # Invariants
 ///
-/// `0` is a `__percpu` pointer to a `D` for every possible CPU, each
-/// initialised; it is never freed.
-struct PerCpuData<D>(NonNull<D>);
+/// `_base` is a `__percpu` pointer to a `D`, initialised for every possible
+/// CPU and never freed (it is kept here, where kmemleak sees the
+/// allocation referenced).  `cpus[c]` is `Some` exactly for the possible
+/// CPUs `c` below `nr_cpu_ids`, and then points to CPU `c`'s `D` in it.
+struct PerCpuData<D> {
+    _base: NonNull<D>,
+    cpus: KVVec<Option<NonNull<D>>>,
+}
 
-// SAFETY: the pointer is a per-CPU cookie; which CPU's data is accessed,
-// and when, is the business of the callbacks (see `Governor`), and
-// `D: Send` lets a CPU's data be set up on another CPU.
+// SAFETY: the pointers are into a per-CPU allocation; which CPU's data is
+// accessed, and when, is the business of the callbacks (see `Governor`),
+// and `D: Send` lets a CPU's data be set up on another CPU.
 unsafe impl<D: Send> Send for PerCpuData<D> {}
-// SAFETY: as above; sharing the cookie gives no access by itself.
+// SAFETY: as above; sharing the table gives no access by itself.
 unsafe impl<D: Send> Sync for PerCpuData<D> {}
 
 impl<D: Default + Send> PerCpuData<D> {
     /// Allocates and initialises the data of every possible CPU.
     fn new() -> Result<Self> {
+        let nr = crate::cpu::nr_cpu_ids() as usize;
+        let mut cpus = KVVec::with_capacity(nr, GFP_KERNEL)?;
         let size = core::mem::size_of::<D>().max(1);
         // SAFETY: `size` is in `1..=PCPU_MIN_UNIT_SIZE` (checked at compile
         // time by `GovernorSlot::new()`), the alignment a power of two.
         let p = unsafe { bindings::__alloc_percpu(size, core::mem::align_of::<D>()) };
-        let p = NonNull::new(p.cast::<D>()).ok_or(ENOMEM)?;
+        let base = NonNull::new(p.cast::<D>()).ok_or(ENOMEM)?;
         // SAFETY: `__cpu_possible_mask` is a valid, static mask.
         let possible = unsafe { Cpumask::from_raw(&raw const bindings::__cpu_possible_mask) };
-        for cpu in 0..crate::cpu::nr_cpu_ids() {
-            if !CpuId::from_u32(cpu).is_some_and(|c| possible.test(c)) {
-                continue;
+        for cpu in 0..nr as u32 {
+            let mine = CpuId::from_u32(cpu)
+                .filter(|&c| possible.test(c))
+                .and_then(|_| {
+                    // SAFETY: `p` is a per-CPU allocation and `cpu` a
+                    // possible CPU.
+                    NonNull::new(unsafe { bindings::per_cpu_ptr(p, cpu) }.cast::<D>())
+                });
+            if let Some(d) = mine {
+                // SAFETY: `d` is CPU `cpu`'s part of the allocation, sized
+                // and aligned for a `D`; nothing else knows it yet.
+                unsafe { d.as_ptr().write(D::default()) };
             }
-            // SAFETY: `p` is a per-CPU allocation of a `D` and `cpu` a
-            // possible CPU; nothing else knows `p` yet.
-            unsafe {
-                bindings::per_cpu_ptr(p.as_ptr().cast(), cpu)
-                    .cast::<D>()
-                    .write(D::default())
-            };
+            // Cannot fail: the capacity is `nr`.
+            cpus.push(mine, GFP_KERNEL)?;
         }
-        // INVARIANT: allocated and initialised for every possible CPU.
-        Ok(Self(p))
+        // INVARIANT: `_base` is the allocation, never freed; `cpus` is
+        // `Some` for each possible CPU below `nr_cpu_ids`, each initialised.
+        Ok(Self { _base: base, cpus })
     }
 
-    /// The data of `cpu`.
+    /// The data of `cpu`, if `cpu` is a possible CPU.
     ///
     /// # Safety
     ///
-    /// `cpu` is a possible CPU, and the caller is a governor callback of
-    /// `cpu`'s device, so it is the only user of that data meanwhile (see
-    /// [`Governor`]) for the returned lifetime.
+    /// The caller is a governor callback of `cpu`'s device, so it is the
+    /// only user of that data meanwhile (see [`Governor`]) for the
+    /// returned lifetime.
     #[allow(clippy::mut_from_ref)]
     #[inline]
-    unsafe fn get(&self, cpu: CpuId) -> &mut D {
-        // SAFETY: initialised for every possible CPU (type invariant);
-        // exclusive by the caller's contract.
-        unsafe { &mut *bindings::per_cpu_ptr(self.0.as_ptr().cast(), cpu.as_u32()).cast::<D>() }
+    unsafe fn get(&self, cpu: CpuId) -> Option<&mut D> {
+        let p = (*self.cpus.get(cpu.as_u32() as usize)?)?;
+        // SAFETY: an initialised `D` (type invariant); exclusive by the
+        // caller's contract.
+        Some(unsafe { &mut *p.as_ptr() })
     }
 }
 
@@ -1044,16 +1062,20 @@ impl<D: Default + Send> PerCpuData<D> {
 ///
 /// The wrapped `cpuidle_governor` holds `T`'s name, rating and trampolines;
 /// after registration only the core touches it (under its lock).  `data` is
-/// set before the governor is handed to the core, so every callback finds
-/// it.
+/// written once, by the `register()` call that set `claimed`, before it
+/// hands the governor to the core, and never again; so every callback
+/// finds it set.
 pub struct GovernorSlot<T: Governor> {
     gov: Opaque<bindings::cpuidle_governor>,
-    data: SetOnce<PerCpuData<T::CpuData>>,
+    claimed: SetOnce<()>,
+    data: UnsafeCell<Option<PerCpuData<T::CpuData>>>,
 }
 
 // SAFETY: after registration the core owns the struct and serialises access
 // to it; the slot offers no method that reads or writes it besides
-// `register()`, which hands it to the core.  The per-CPU data is `Sync`.
+// `register()`, which hands it to the core.  `data` is written once, by
+// the one `register()` that claimed the slot, before any callback can run
+// (type invariant), and only read after; the per-CPU data is `Sync`.
 unsafe impl<T: Governor> Sync for GovernorSlot<T> {}
 
 impl<T: Governor> GovernorSlot<T> {
@@ -1093,7 +1115,8 @@ impl<T: Governor> GovernorSlot<T> {
         };
         Self {
             gov: Opaque::new(g),
-            data: SetOnce::new(),
+            claimed: SetOnce::new(),
+            data: UnsafeCell::new(None),
         }
     }
 
@@ -1107,31 +1130,46 @@ impl<T: Governor> GovernorSlot<T> {
         if !core::ptr::eq(self, T::slot()) {
             return Err(EINVAL);
         }
-        if self.data.as_ref().is_some() || !self.data.populate(PerCpuData::new()?) {
-            // A losing concurrent caller's allocation is leaked, as a
-            // registered governor's is; registering is an initcall's job.
+        if self.claimed.as_ref().is_some() {
             return Err(EBUSY);
         }
+        let data = PerCpuData::new()?;
+        if !self.claimed.populate(()) {
+            // A losing concurrent caller's per-CPU allocation is leaked, as
+            // a registered governor's is; registering is an initcall's job.
+            return Err(EBUSY);
+        }
+        // SAFETY: this call claimed the slot, so it is the only writer of
+        // `data`, ever; no callback reads it before the core has the
+        // governor, which it gets below.
+        unsafe { *self.data.get() = Some(data) };
         // SAFETY: the slot is `'static` and fully initialised, its per-CPU
         // data set; the core takes it over.
         to_result(unsafe { bindings::cpuidle_register_governor(self.gov.get()) })
     }
 
-    /// The per-CPU data of `dev`'s CPU.
+    /// The per-CPU data of `dev`'s CPU.  Always `Some`: the core calls
+    /// `T`'s callbacks only after `register()` set the data of
+    /// `T::slot()`, the only slot it accepts, and a device's CPU is a
+    /// possible CPU.
     ///
     /// # Safety
     ///
     /// Only called by a callback of `T` for `dev`, and the result only used
     /// during it.
     #[allow(clippy::mut_from_ref)]
-    /// Always `Some`: the core calls `T`'s callbacks only after
-    /// `register()` set the data of `T::slot()`, the only slot it accepts.
     #[inline]
     unsafe fn data_of<'a>(dev: &Device) -> Option<&'a mut T::CpuData> {
-        let data = T::slot().data.as_ref()?;
-        // SAFETY: a device's CPU is a possible CPU; exclusive by the
-        // callback contract (see `Governor`).
-        Some(unsafe { data.get(dev.cpu()) })
+        // SAFETY: `register()` wrote `data` before it handed the governor
+        // to the core, which calls the callbacks only after that and never
+        // writes it again (type invariant).  The core's lock, taken by
+        // `cpuidle_register_governor()` and by every switch to the
+        // governor, orders that write before the callbacks as it orders
+        // what `enable()` writes into the per-CPU data (a plain read, then,
+        // as the C governors make of their data).
+        let data = unsafe { &*T::slot().data.get() }.as_ref()?;
+        // SAFETY: exclusive by the callback contract (see `Governor`).
+        unsafe { data.get(dev.cpu()) }
     }
 
     /// # Safety
