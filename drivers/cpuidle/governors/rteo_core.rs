@@ -120,10 +120,8 @@ pub mod rule {
     pub const POLL_CARRY: u32 = 1 << 1;
     /// 3: a tight QoS limit alone does not skip the sleep length.
     pub const QOS_SLEEP_LENGTH: u32 = 1 << 2;
-    /// 4: the deepest state allowed stops the tick.
-    pub const DEEPEST_STOPS_TICK: u32 = 1 << 3;
     /// Every rule.
-    pub const ALL: u32 = (1 << 4) - 1;
+    pub const ALL: u32 = (1 << 3) - 1;
 }
 
 /// How `select()` decides.
@@ -449,13 +447,12 @@ impl Teo {
             };
         }
 
-        // state 0: keep the tick (see rule_deepest_stops_tick() for when not)
+        // state 0: keep the tick
         if idx == 0 {
-            let stop_tick = self.on(rule::DEEPEST_STOPS_TICK)
-                && Self::rule_deepest_stops_tick(&scan, idx)
-                && !env.states()[0].polling
-                && d >= tick_nsec;
-            return Decision { idx, stop_tick };
+            return Decision {
+                idx,
+                stop_tick: false,
+            };
         }
 
         // fit the sleep length
@@ -464,11 +461,9 @@ impl Teo {
         }
 
         // intercepts within a tick keep it: expect half a tick of idle
-        // (see rule_deepest_stops_tick() for when not)
         let mut duration_ns = d;
         if env.states()[idx].target_residency_ns < tick_nsec
             && 3u32.wrapping_mul(self.tick_intercepts) >= 2u32.wrapping_mul(self.total)
-            && !(self.on(rule::DEEPEST_STOPS_TICK) && Self::rule_deepest_stops_tick(&scan, idx))
         {
             duration_ns = tick_nsec / 2;
         }
@@ -661,16 +656,6 @@ impl Teo {
             };
         }
         d
-    }
-
-    /// Rule 4 ([`rule::DEEPEST_STOPS_TICK`]): the state `idx` is the
-    /// deepest one the QoS limit allows, so the tick cannot lead to a
-    /// deeper state; keeping it only splits a long idle in two.  Then
-    /// intercepts within a tick period do not keep the tick, and state 0
-    /// that does not poll stops it for a sleep of a tick or longer.
-    #[inline]
-    fn rule_deepest_stops_tick(scan: &Scan, idx: usize) -> bool {
-        idx >= scan.constraint_idx
     }
 
     /// Records how the CPU woke up (`teo_reflect()`): `got_tick` is whether
@@ -1086,63 +1071,6 @@ mod tests {
         assert!(c1 > 0 && c1e == 0);
         let (c1, c1e) = bins(Mode::Default);
         assert!(c1 == 0 && c1e > 0);
-    }
-
-    #[test]
-    fn default_mode_stops_the_tick_for_the_deepest_allowed_state() {
-        // C1E is the deepest state a 50 us QoS limit allows; intercepts
-        // within a tick period dominate
-        let (parity, default) = both_modes(|mode| {
-            let mut env = TestEnv::new(&X86_LIKE);
-            let mut teo = Teo::ZERO;
-            teo.set_mode(mode);
-            env.latency_req_ns = 50_000;
-            teo.state_bins[3].intercepts = 8 * PULSE;
-            teo.tick_intercepts = 8 * PULSE;
-            teo.total = 9 * PULSE;
-            teo.select(&mut env)
-        });
-        // teo keeps the tick, which cannot lead to a deeper state; rteo
-        // stops it for the 50 ms sleep
-        assert_eq!(
-            parity,
-            Decision {
-                idx: 2,
-                stop_tick: false
-            }
-        );
-        assert_eq!(
-            default,
-            Decision {
-                idx: 2,
-                stop_tick: true
-            }
-        );
-        // the same with state 0: WFI under a 50 us limit on Armada XP
-        let (parity, default) = both_modes(|mode| {
-            let mut env = TestEnv::new(&MVEBU_XP);
-            let mut teo = Teo::ZERO;
-            teo.set_mode(mode);
-            for _ in 0..10 {
-                env.period(&mut teo, 3_000_000, false);
-            }
-            env.latency_req_ns = 50_000;
-            teo.select(&mut env)
-        });
-        assert_eq!(
-            parity,
-            Decision {
-                idx: 0,
-                stop_tick: false
-            }
-        );
-        assert_eq!(
-            default,
-            Decision {
-                idx: 0,
-                stop_tick: true
-            }
-        );
     }
 
     #[test]
