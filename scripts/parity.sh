@@ -31,7 +31,10 @@ periods=360000
 # listed: '3 * total_tick > 2 * total' -> '>=', which differs only when the
 # decayed sums meet exactly; no run of the generators has produced that.
 MUTANTS=(
-	's/prev.intercepts >= intercept_max/prev.intercepts > intercept_max/'
+	's/b.intercepts >= intercept_max/b.intercepts > intercept_max/'
+	's/|| states\[constraint_idx\].exit_latency_ns > latency_req)/|| states[constraint_idx].exit_latency_ns >= latency_req)/'
+	's/            if i < idx {/            if i <= idx {/'
+	's/while constraint_idx > 0$/while constraint_idx > 1/'
 	's/if measured_ns <= env.tick_nsec()/if measured_ns < env.tick_nsec()/'
 	's/if m >= lat_ns {/if m > lat_ns {/'
 	's/m -= lat_ns \/ 2;/m -= lat_ns;/'

@@ -291,7 +291,12 @@ impl Teo {
         };
 
         let states = env.states();
-        for (i, s) in states.iter().enumerate() {
+        // One index into both arrays, bounded by both lengths: the compiler
+        // then checks neither per state (it keeps a check for an iterator
+        // over one array indexing the other, and zipped iterators cost more).
+        #[expect(clippy::needless_range_loop)]
+        for i in 0..states.len().min(STATE_MAX) {
+            let s = &states[i];
             let bin = &mut self.state_bins[i];
             decay(&mut bin.hits);
             total = total.wrapping_add(bin.hits);
@@ -484,19 +489,16 @@ impl Teo {
     /// state, `constraint_idx` the deepest one within the PM QoS limit
     /// `latency_req`, and the sums are over the bins below the candidate.
     /// `None` if no state is enabled.
+    ///
+    /// teo.c finds all of it in one pass over the states; this looks for
+    /// each from the end it is nearest to, which takes one test each when
+    /// no state is disabled and no PM QoS limit applies, and leaves the
+    /// pass over the bins with the sums alone.  The results are the same.
     #[inline]
     fn scan<E: Env>(&self, env: &E, latency_req: i64) -> Option<Scan> {
-        let mut idx_intercept_sum: u32 = 0;
-        let mut intercept_sum: u32 = 0;
-        let mut intercept_max: u32 = 0;
-        let mut idx_hit_sum: u32 = 0;
-        let mut hit_sum: u32 = 0;
-        let mut intercept_max_idx: isize = -1;
-        let mut constraint_idx: usize = 0;
-
-        let count = env.states().len();
-        // The first enabled state: teo.c notes it in the loop below (`if
-        // (idx < 0) idx0 = i`); finding it first spares the loop that test.
+        let states = env.states();
+        let count = states.len();
+        // the first enabled state
         let mut idx0: usize = 0;
         while env.disabled(idx0) {
             idx0 += 1;
@@ -504,24 +506,34 @@ impl Teo {
                 return None;
             }
         }
-        let mut idx = idx0;
-        for i in 1..count {
-            let prev = self.state_bins[i - 1];
-            hit_sum = hit_sum.wrapping_add(prev.hits);
-            intercept_sum = intercept_sum.wrapping_add(prev.intercepts);
-            if prev.intercepts >= intercept_max {
-                intercept_max = prev.intercepts;
-                intercept_max_idx = i as isize - 1;
+        // the deepest enabled state (idx0 at the shallowest)
+        let mut idx = count - 1;
+        while env.disabled(idx) {
+            idx -= 1;
+        }
+        // the deepest enabled state above state 0 within the limit, or 0
+        let mut constraint_idx = idx;
+        while constraint_idx > 0
+            && (env.disabled(constraint_idx)
+                || states[constraint_idx].exit_latency_ns > latency_req)
+        {
+            constraint_idx -= 1;
+        }
+        // the sums below the candidate, and the bin with the most
+        // intercepts (the deepest of equals) of all but the last state
+        let mut idx_intercept_sum: u32 = 0;
+        let mut idx_hit_sum: u32 = 0;
+        let mut intercept_max: u32 = 0;
+        let mut intercept_max_idx: isize = -1;
+        for (i, b) in self.state_bins[..count - 1].iter().enumerate() {
+            if b.intercepts >= intercept_max {
+                intercept_max = b.intercepts;
+                intercept_max_idx = i as isize;
             }
-            if env.disabled(i) {
-                continue;
+            if i < idx {
+                idx_intercept_sum = idx_intercept_sum.wrapping_add(b.intercepts);
+                idx_hit_sum = idx_hit_sum.wrapping_add(b.hits);
             }
-            idx = i;
-            if env.states()[i].exit_latency_ns <= latency_req {
-                constraint_idx = i;
-            }
-            idx_intercept_sum = intercept_sum;
-            idx_hit_sum = hit_sum;
         }
         Some(Scan {
             idx0,
