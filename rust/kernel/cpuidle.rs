@@ -749,11 +749,11 @@ impl Driver {
 ///
 /// # Invariants
 ///
-/// Wraps a registered `struct cpuidle_device`.  The fields this type writes
-/// (`last_state_idx`, `poll_time_limit`) are only written, besides by the
-/// cpuidle core on the device's CPU, by the governor callbacks that receive
-/// the device, which the core calls for one device at a time (see
-/// [`Governor`]).
+/// Wraps a registered `struct cpuidle_device`, whose `cpu` is a possible
+/// CPU.  The fields this type writes (`last_state_idx`, `poll_time_limit`)
+/// are only written, besides by the cpuidle core on the device's CPU, by
+/// the governor callbacks that receive the device, which the core calls
+/// for one device at a time (see [`Governor`]).
 #[repr(transparent)]
 pub struct Device(Opaque<bindings::cpuidle_device>);
 
@@ -1034,20 +1034,27 @@ impl<D: Default + Send> PerCpuData<D> {
         Ok(Self { _base: base, cpus })
     }
 
-    /// The data of `cpu`, if `cpu` is a possible CPU.
+    /// The data of `cpu`.
     ///
     /// # Safety
     ///
-    /// The caller is a governor callback of `cpu`'s device, so it is the
-    /// only user of that data meanwhile (see [`Governor`]) for the
-    /// returned lifetime.
+    /// `cpu` is a possible CPU, and the caller is a governor callback of
+    /// `cpu`'s device, so it is the only user of that data meanwhile (see
+    /// [`Governor`]) for the returned lifetime.
     #[allow(clippy::mut_from_ref)]
     #[inline]
-    unsafe fn get(&self, cpu: CpuId) -> Option<&mut D> {
-        let p = (*self.cpus.get(cpu.as_u32() as usize)?)?;
+    unsafe fn get(&self, cpu: CpuId) -> &mut D {
+        // SAFETY: `cpu < nr_cpu_ids` (`CpuId` invariant), the length of
+        // `cpus`, and its entry is `Some` as `cpu` is possible (type
+        // invariant and the caller's contract).
+        let p = unsafe {
+            self.cpus
+                .get_unchecked(cpu.as_u32() as usize)
+                .unwrap_unchecked()
+        };
         // SAFETY: an initialised `D` (type invariant); exclusive by the
         // caller's contract.
-        Some(unsafe { &mut *p.as_ptr() })
+        unsafe { &mut *p.as_ptr() }
     }
 }
 
@@ -1148,10 +1155,12 @@ impl<T: Governor> GovernorSlot<T> {
         to_result(unsafe { bindings::cpuidle_register_governor(self.gov.get()) })
     }
 
-    /// The per-CPU data of `dev`'s CPU.  Always `Some`: the core calls
-    /// `T`'s callbacks only after `register()` set the data of
-    /// `T::slot()`, the only slot it accepts, and a device's CPU is a
-    /// possible CPU.
+    /// The per-CPU data of `dev`'s CPU.
+    ///
+    /// Neither lookup is checked: these run on every idle entry and exit,
+    /// and the core calls `T`'s callbacks only after `register()` set the
+    /// data of `T::slot()`, the only slot it accepts, for every possible
+    /// CPU, which a device's CPU is.
     ///
     /// # Safety
     ///
@@ -1159,16 +1168,17 @@ impl<T: Governor> GovernorSlot<T> {
     /// during it.
     #[allow(clippy::mut_from_ref)]
     #[inline]
-    unsafe fn data_of<'a>(dev: &Device) -> Option<&'a mut T::CpuData> {
+    unsafe fn data_of<'a>(dev: &Device) -> &'a mut T::CpuData {
         // SAFETY: `register()` wrote `data` before it handed the governor
         // to the core, which calls the callbacks only after that and never
-        // writes it again (type invariant).  The core's lock, taken by
-        // `cpuidle_register_governor()` and by every switch to the
+        // writes it again (type invariant): it is `Some`.  The core's lock,
+        // taken by `cpuidle_register_governor()` and by every switch to the
         // governor, orders that write before the callbacks as it orders
         // what `enable()` writes into the per-CPU data (a plain read, then,
         // as the C governors make of their data).
-        let data = unsafe { &*T::slot().data.get() }.as_ref()?;
-        // SAFETY: exclusive by the callback contract (see `Governor`).
+        let data = unsafe { (*T::slot().data.get()).as_ref().unwrap_unchecked() };
+        // SAFETY: a registered device's CPU is a possible CPU (`Device`
+        // invariant); exclusive by the callback contract (see `Governor`).
         unsafe { data.get(dev.cpu()) }
     }
 
@@ -1188,10 +1198,7 @@ impl<T: Governor> GovernorSlot<T> {
         // SAFETY: `stop_tick` points to the idle loop's local variable.
         let stop = unsafe { &mut *stop_tick };
         // SAFETY: a callback of `T` for `dev`.
-        let Some(data) = (unsafe { Self::data_of(dev) }) else {
-            *stop = false;
-            return 0;
-        };
+        let data = unsafe { Self::data_of(dev) };
         // INVARIANT: called by the idle loop of `dev`'s CPU.
         let ctx = IdleContext {
             cpu: dev.cpu(),
@@ -1209,15 +1216,14 @@ impl<T: Governor> GovernorSlot<T> {
         // SAFETY: as in `select_callback()`.
         let dev = unsafe { Device::from_raw(dev) };
         // SAFETY: a callback of `T` for `dev`.
-        let Some(data) = (unsafe { Self::data_of(dev) }) else {
-            return;
-        };
+        let data = unsafe { Self::data_of(dev) };
         // INVARIANT: called by the idle loop of `dev`'s CPU.
         let ctx = IdleContext {
             cpu: dev.cpu(),
             _not_send: PhantomData,
         };
-        T::reflect(&ctx, dev, data, index.max(0) as usize)
+        // `cpuidle_reflect()` calls only with the index of a state entered.
+        T::reflect(&ctx, dev, data, index as usize)
     }
 
     /// # Safety
@@ -1232,7 +1238,7 @@ impl<T: Governor> GovernorSlot<T> {
         let (drv, dev) = unsafe { (Driver::from_raw(drv), Device::from_raw(dev)) };
         from_result(|| {
             // SAFETY: a callback of `T` for `dev`.
-            let data = unsafe { Self::data_of(dev) }.ok_or(EINVAL)?;
+            let data = unsafe { Self::data_of(dev) };
             T::enable(drv, dev, data)?;
             Ok(0)
         })
@@ -1249,9 +1255,7 @@ impl<T: Governor> GovernorSlot<T> {
         // SAFETY: as in `enable_callback()`.
         let (drv, dev) = unsafe { (Driver::from_raw(drv), Device::from_raw(dev)) };
         // SAFETY: a callback of `T` for `dev`.
-        if let Some(data) = unsafe { Self::data_of(dev) } {
-            T::disable(drv, dev, data)
-        }
+        T::disable(drv, dev, unsafe { Self::data_of(dev) })
     }
 }
 
