@@ -27,8 +27,12 @@ fn main() {
     } else {
         &["-O2"]
     };
+    // PARITY_CFLAGS: more flags for the C side (scripts/select-cost.sh
+    // builds as the kernel does: no vector instructions).
+    let extra = env::var("PARITY_CFLAGS").unwrap_or_default();
     let st = Command::new(&cc)
         .args(opt)
+        .args(extra.split_whitespace())
         .args([
             "-Wall",
             "-Werror",
@@ -60,6 +64,7 @@ fn main() {
         println!("cargo:rustc-link-lib=gcov");
     }
     println!("cargo:rerun-if-env-changed=PARITY_COVERAGE");
+    println!("cargo:rerun-if-env-changed=PARITY_CFLAGS");
     println!("cargo:rerun-if-changed=shim");
     println!("cargo:rerun-if-changed={}", teo.display());
 }
