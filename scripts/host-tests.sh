@@ -116,6 +116,12 @@ if out=$("$TOP/scripts/parity.sh" --mutants 2>&1); then
 else
 	echo "$out" | grep -v ': caught'; f=$((f + 1))
 fi
+# select() at most teo.c's instructions, both built as the kernel builds
+if out=$("$TOP/scripts/select-cost.sh" --check 2>&1); then
+	echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
+else
+	echo "$out" | tail -n 8; f=$((f + 1))
+fi
 
 # the console verdict against crafted logs: a clean one green, each
 # failure shape red for its reason (with the kernel's kunit_parser.py)

@@ -1,6 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
+# select-cost.sh --check [PERIODS]: the same on each of x86-like, mvebu-xp
+# and pseries-xcede; fails unless rteo's default mode takes at most
+# teo.c's count on every one (the guard of issue 16's select() target;
+# the guest's tickcost part, which counts the trampolines too, is its
+# judge).
 # select-cost.sh [TABLE] [PERIODS]: instructions per select() of teo.c and
 # of rteo (parity mode, and the default mode with every rule) on the host,
 # for the same stream of idle periods (the parity harness's workloads),
@@ -21,6 +26,21 @@ export RUSTFLAGS="-Copt-level=2 -Coverflow-checks=on -Cno-vectorize-loops -Cno-v
 export PARITY_CFLAGS="-fno-vectorize -fno-slp-vectorize"
 # (its own target directory: other flags, other objects)
 export CARGO_TARGET_DIR=$CACHE/cargo-target-kernel-like
+if [ "${1:-}" = --check ]; then
+	bad=0
+	all=
+	for t in x86-like mvebu-xp pseries-xcede; do
+		out=$("$0" "$t" "${2:-50000}") || exit 1
+		echo "$out" | head -n 2
+		r=$(echo "$out" | sed -n 's/.*, \([0-9.]*\) (default mode)$/\1/p')
+		[ -n "$r" ] || { echo "select-cost: no ratio for $t"; exit 1; }
+		awk -v r="$r" 'BEGIN { exit !(r <= 1.0) }' ||
+			{ echo "select-cost: $t: rteo's default mode takes $r of teo.c's instructions, more than 1.0"; bad=1; }
+		all="$all $t $r"
+	done
+	echo "select-cost: rteo's default mode / teo.c:$all (at most 1.0: $([ $bad = 0 ] && echo ok || echo FAILED))"
+	exit $bad
+fi
 table=${1:-x86-like}
 n=${2:-200000}
 command -v valgrind >/dev/null || { echo "select-cost: needs valgrind (apt-get install valgrind)"; exit 1; }
