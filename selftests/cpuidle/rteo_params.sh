@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # rteo's parameters: rteo.rules_off (rules of the default mode switched off,
-# bit n-1 for rule n) refuses what is not a mask of rules, with a message,
-# and keeps its value; a valid mask is taken when rteo is enabled again and
-# the CPUs go on idling; rteo.parity refuses what is not a boolean.
+# bit n-1 for rule n) refuses what is not a mask of rules, and rule 2 left on
+# without rule 1, each with a message, and keeps its value; a valid mask is
+# taken when rteo is enabled again and the CPUs go on idling; rteo.parity
+# refuses what is not a boolean.
 
 DIR=$(dirname "$0")
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -20,7 +21,7 @@ if [ "$(cat $SYS/current_driver)" = none ]; then
 	ktap_skip_all "no cpuidle driver"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 4
+ktap_set_plan 5
 orig=$(cat $SYS/current_governor)
 usage() {
 	cat /sys/devices/system/cpu/cpu*/cpuidle/state*/usage | awk '{ s += $1 } END { print s }'
@@ -28,11 +29,11 @@ usage() {
 reenable() { echo menu >$SYS/current_governor; echo rteo >$SYS/current_governor; }
 
 bad=0
-for v in 0x8 0x80000000 2147483648 -1 abc ""; do
+for v in 0x8 0x80000000 2147483648 -1 abc "" 0x1 0x5; do
 	if echo "$v" >$P/rules_off 2>/dev/null; then bad=$((bad + 1)); fi
 done
 if [ $bad -eq 0 ] && [ "$(cat $P/rules_off)" = 0 ]; then
-	ktap_test_pass "rules_off: 6 bad values refused, still 0"
+	ktap_test_pass "rules_off: 8 bad values refused, still 0"
 else
 	ktap_test_fail "rules_off: $bad bad values taken, now $(cat $P/rules_off)"
 fi
@@ -43,8 +44,14 @@ else
 	ktap_test_fail "rules_off: no message for 0x80000000"
 fi
 
+if dmesg | grep -q "rteo: rules_off=0x5: rule 2 needs rule 1, switch both off$"; then
+	ktap_test_pass "rules_off: the refusal of 0x5 says rule 2 needs rule 1"
+else
+	ktap_test_fail "rules_off: no message for 0x5"
+fi
+
 ok=1
-for v in 0x1 0x4 0; do
+for v in 0x3 0x2 0x4 0; do
 	if ! echo "$v" >$P/rules_off; then
 		ok=0
 		break
@@ -56,7 +63,7 @@ for v in 0x1 0x4 0; do
 	[ "$(cat $P/rules_off)" = "$(printf %d $v)" ] && [ "$u1" -gt "$u0" ] || ok=0
 done
 if [ $ok -eq 1 ]; then
-	ktap_test_pass "rules_off: 0x1, 0x4 and 0 taken, CPUs idle under each"
+	ktap_test_pass "rules_off: 0x3, 0x2, 0x4 and 0 taken, CPUs idle under each"
 else
 	ktap_test_fail "rules_off: a valid mask refused or no idle entries"
 fi

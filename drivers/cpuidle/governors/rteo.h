@@ -11,7 +11,11 @@ int rteo_register(void);
 bool rteo_parity_mode(void);
 unsigned int rteo_rules_off(void);
 
-/* Implemented in rteo.rs: the bits of the default mode's rules. */
+/*
+ * Implemented in rteo.rs: the bits of the default mode's rules, and whether
+ * rteo.rules_off may switch off a set of them.
+ */
 unsigned int rteo_rules_all(void);
+bool rteo_rules_off_valid(unsigned int off);
 
 #endif /* __CPUIDLE_GOVERNOR_RTEO_H */

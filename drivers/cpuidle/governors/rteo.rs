@@ -220,6 +220,12 @@ pub extern "C" fn rteo_rules_all() -> u32 {
     rule::ALL
 }
 
+/// Whether `rteo.rules_off` may take `off` ([`rule::off_valid`]).
+#[no_mangle]
+pub extern "C" fn rteo_rules_off_valid(off: u32) -> bool {
+    rule::off_valid(off)
+}
+
 /// Registers the governor; called once by the initcall in `rteo_init.c`.
 #[no_mangle]
 pub extern "C" fn rteo_register() -> kernel::ffi::c_int {

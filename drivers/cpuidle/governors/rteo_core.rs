@@ -122,6 +122,16 @@ pub mod rule {
     pub const QOS_SLEEP_LENGTH: u32 = 1 << 2;
     /// Every rule.
     pub const ALL: u32 = (1 << 3) - 1;
+
+    /// Whether switching the rules of `off` off leaves a working set: only
+    /// rules, and rule 2 not without rule 1.  Rule 2 keeps a timed-out
+    /// polling slice out of the bins, so that without rule 1 nothing stops
+    /// the next select() from polling again: the CPU polls slice after
+    /// slice until its timer (on pseries-xcede, 15 times teo's idle
+    /// energy; `Documentation/admin-guide/pm/rteo.rst`).
+    pub const fn off_valid(off: u32) -> bool {
+        off & !ALL == 0 && (off & POLL_CASCADE == 0 || off & POLL_CARRY != 0)
+    }
 }
 
 /// How `select()` decides.
@@ -1083,6 +1093,44 @@ mod tests {
         assert!(c1 > 0 && c1e == 0);
         let (c1, c1e) = bins(Mode::Default);
         assert!(c1 == 0 && c1e > 0);
+    }
+
+    #[test]
+    fn rule_2_is_not_switched_off_without_rule_1() {
+        // how many of ten polling slices in a row, each run out of time
+        // with the timer 300 us away, start with a polling state
+        let polls = |rules| {
+            let mut env = TestEnv::new(&X86_LIKE);
+            let mut teo = Teo::ZERO;
+            teo.set_mode(Mode::Default);
+            teo.rules = rules;
+            for _ in 0..40 {
+                env.period(&mut teo, 1_000, false);
+            }
+            env.sleep.duration_ns = 300_000;
+            let mut n = 0;
+            for _ in 0..10 {
+                let d = teo.select(&mut env);
+                n += usize::from(X86_LIKE[d.idx].polling);
+                teo.reflect(false);
+                env.last_state_idx = d.idx as i32;
+                env.last_residency_ns = 20_000;
+                env.poll_time_limit = true;
+            }
+            n
+        };
+        // rule 2 alone keeps every slice out of the bins: polling forever
+        assert_eq!(polls(rule::ALL & !rule::POLL_CASCADE), 10);
+        assert!(polls(rule::ALL) <= 2);
+        assert!(!rule::off_valid(rule::POLL_CASCADE));
+        assert!(!rule::off_valid(
+            rule::POLL_CASCADE | rule::QOS_SLEEP_LENGTH
+        ));
+        assert!(!rule::off_valid(rule::ALL + 1));
+        for off in [0, rule::POLL_CARRY, rule::QOS_SLEEP_LENGTH, rule::ALL] {
+            assert!(rule::off_valid(off));
+        }
+        assert!(rule::off_valid(rule::POLL_CASCADE | rule::POLL_CARRY));
     }
 
     #[test]

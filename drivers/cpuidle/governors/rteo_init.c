@@ -37,8 +37,8 @@ bool rteo_parity_mode(void)
 /*
  * rteo.rules_off=MASK: switch rules of the default mode off, bit n-1 for
  * rule n of Documentation/admin-guide/pm/rteo.rst (an evaluation knob; 0,
- * every rule on, by default).  Taken, like rteo.parity, by CPUs the governor
- * is enabled on afterwards.
+ * every rule on, by default).  Rule 2 is not left on without rule 1.  Taken,
+ * like rteo.parity, by CPUs the governor is enabled on afterwards.
  */
 static unsigned int rules_off;
 
@@ -55,6 +55,11 @@ static int rteo_rules_off_set(const char *val, const struct kernel_param *kp)
 	if (v & ~rteo_rules_all()) {
 		pr_warn("rteo: rules_off=%#x: the rules are bits %#x\n", v,
 			rteo_rules_all());
+		return -EINVAL;
+	}
+	if (!rteo_rules_off_valid(v)) {
+		pr_warn("rteo: rules_off=%#x: rule 2 needs rule 1, switch both off\n",
+			v);
 		return -EINVAL;
 	}
 	WRITE_ONCE(rules_off, v);
