@@ -1096,7 +1096,7 @@ mod tests {
     }
 
     #[test]
-    fn rule_2_is_not_switched_off_without_rule_1() {
+    fn rule_2_is_not_left_on_without_rule_1() {
         // how many of ten polling slices in a row, each run out of time
         // with the timer 300 us away, start with a polling state
         let polls = |rules| {
