@@ -61,6 +61,36 @@ KSFT_PREFIX = "ksft: "
 KSFT_NAME_RE = re.compile(r"^selftests: (\S+): (\S+)$")
 
 
+FRAME_RE = re.compile(r"\b([A-Za-z_][\w.]*\+0x[0-9a-f]+/0x[0-9a-f]+)")
+
+
+def splat_context(lines, i, after=60):
+    """What a CI log needs to place a splat at line i: the kselftest or
+    result line last printed before it, the symbolised frames of the
+    report (first ones first, at most 12), and the report itself (the
+    kernel's lines from i on, the tests' own output left out)."""
+    during = "boot (before the kselftests)"
+    last = None
+    for line in reversed(lines[:i]):
+        if not line.startswith(KSFT_PREFIX + "# "):
+            continue
+        text = line[len(KSFT_PREFIX) + 2:].strip()
+        if text.startswith("selftests: "):
+            during = text[len("selftests: "):]
+            if last:
+                during += ", after '%s'" % last[:100]
+            break
+        if last is None and re.match(r"(not )?ok \d+ ", text):
+            last = text
+    block = [l for l in lines[i:i + after] if not l.startswith(KSFT_PREFIX)]
+    frames = []
+    for line in block:
+        for m in FRAME_RE.finditer(line):
+            if m.group(1) not in frames:
+                frames.append(m.group(1))
+    return during, frames[:12], block
+
+
 def load_parser(kunit_dir):
     sys.path.insert(0, kunit_dir)
     import kunit_parser  # noqa: E402  (the kernel's, from the cached tree)
@@ -280,7 +310,12 @@ def main():
     judge_kselftests(v, parser, lines, ksft_expected)
     for i, line in enumerate(lines):
         if SPLAT_RE.search(line):
-            v.error("console splat at line %d: %s" % (i + 1, line.strip()))
+            during, frames, block = splat_context(lines, i)
+            print("%s: console splat at line %d, as logged:" % (a.arch, i + 1))
+            for b in block:
+                print("%s: | %s" % (a.arch, b))
+            v.error("console splat at line %d: %s [during %s; frames: %s]"
+                    % (i + 1, line.strip(), during, " < ".join(frames) or "none"))
             break
     for i, line in enumerate(lines):
         if DROPPED_RE.search(line) and not DROPPED_OK_RE.match(line):
