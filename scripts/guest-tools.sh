@@ -64,7 +64,7 @@ if [ "$arch" = ppc64le ]; then
 	if [ "${GUEST_TOOLS_REFRESHED:-0}" = 1 ]; then rm -f "$APTROOT/updated"; fi
 	apt_refresh
 	a=ppc64el
-	if echo "$pkgs" | grep -qx gcc-dev; then
+	if grep -qx gcc-dev <<<"$pkgs"; then
 		v=$(apt-cache "${APT_OPTS[@]}" depends "gcc:$a" 2>/dev/null |
 			sed -n "s/^ *Depends: gcc-\([0-9]*\):$a\$/\1/p" | head -n1)
 		[ -n "$v" ] || die "guest-tools: no gcc version for $a (apt-cache depends gcc:$a)"
@@ -78,7 +78,7 @@ if [ "$arch" = ppc64le ]; then
 	vers=$(for p in $list; do
 		echo "$p=$(apt-cache "${APT_OPTS[@]}" policy "$p" | awk '/Candidate:/ { print $2 }')"
 	done)
-	echo "$vers" | grep -q '=(none)$' && die "guest-tools: no candidate for: $(echo "$vers" | grep '=(none)$' | tr '\n' ' ')"
+	grep -q '=(none)$' <<<"$vers" && die "guest-tools: no candidate for: $(echo "$vers" | grep '=(none)$' | tr '\n' ' ')"
 	sys=$CACHE/pkg/guest-$arch-$(echo "$vers" | sha256sum | cut -c1-16)
 	if [ ! -f "$sys/.done" ]; then
 		echo "guest-tools: downloading $(echo "$list" | wc -w) $a packages for $*"
@@ -148,7 +148,7 @@ list=$({ echo "$pkgs"; deps; } | sort -u)
 [ -n "$list" ] || die "guest-tools: apt-cache knows none of: $pkgs"
 # the versions apt would download: they key the unpacked tree
 vers=$(for p in $list; do echo "$p=$(apt-cache policy "$p" | awk '/Candidate:/ { print $2 }')"; done)
-echo "$vers" | grep -q '=(none)$' &&
+grep -q '=(none)$' <<<"$vers" &&
 	die "guest-tools: no candidate version for: $(echo "$vers" | grep '=(none)$' | tr '\n' ' ')"
 sys=$CACHE/pkg/guest-x86_64-$(echo "$vers" | sha256sum | cut -c1-16)
 if [ ! -f "$sys/.done" ]; then
@@ -169,7 +169,7 @@ mkdir -p "$root/usr/bin" "$root/lib/x86_64-linux-gnu" "$root/lib64"
 for t in "$@"; do
 	program "$t"
 	out=$(LD_LIBRARY_PATH=$libpath ldd "$bin") || die "guest-tools: ldd $bin failed"
-	if echo "$out" | grep -q 'not found'; then
+	if grep -q 'not found' <<<"$out"; then
 		die "guest-tools: $t needs libraries no downloaded package has: $(echo "$out" | grep 'not found' | tr -s ' \t\n' ' ')"
 	fi
 	for lib in $(echo "$out" | awk '$2 == "=>" { print $3 }'); do

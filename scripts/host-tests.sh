@@ -76,7 +76,7 @@ json.dump(b, open(sys.argv[2], "w"), indent=2)' "$sim_base" "$tmp/better.json"
 	rm -rf "$tmp"
 	nb=$(echo "$better" | grep -c '^sim ratchet: FAIL: held-out .*worse than the baseline')
 	if [ $rb != 0 ] && [ "$nb" = 4 ] && [ $rt != 0 ] &&
-	   echo "$trunc" | grep -q '^sim ratchet: FAILED: .*malformed'; then
+	   grep -q '^sim ratchet: FAILED: .*malformed' <<<"$trunc"; then
 		echo "host: simulator ratchet bites: a baseline 2 % better fails on its 4 held-out values, a truncated one as malformed"; p=$((p + 1))
 	else
 		echo "host: simulator ratchet does not bite (rc $rb, $nb of 4 values; truncated: rc $rt):"
@@ -105,8 +105,8 @@ else
 fi
 # the streams must reach every line and branch edge of teo.c
 if out=$("$TOP/scripts/parity-coverage.sh" 400000 2>&1) &&
-   echo "$out" | grep -q 'Taken at least once:100.00%' &&
-   echo "$out" | grep -q 'Lines executed:100.00%'; then
+   grep -q 'Taken at least once:100.00%' <<<"$out" &&
+   grep -q 'Lines executed:100.00%' <<<"$out"; then
 	echo "host: parity streams cover teo.c: $(echo "$out" | grep -E '^(Lines|Taken)' | tr '\n' ' ')"; p=$((p + 1))
 else
 	echo "host: parity coverage of teo.c incomplete:"; echo "$out" | tail -n 6; f=$((f + 1))

@@ -59,29 +59,37 @@ DROPPED_RE = re.compile(r"printk messages dropped|callbacks suppressed|"
 DROPPED_OK_RE = re.compile(r"^warn_alloc: \d+ callbacks suppressed$")
 KSFT_PREFIX = "ksft: "
 KSFT_NAME_RE = re.compile(r"^selftests: (\S+): (\S+)$")
-
-
+# a splat's frames ("func+0x1c/0x80"), a test's mark in the kernel log, a
+# result line of the runner
 FRAME_RE = re.compile(r"\b([A-Za-z_][\w.]*\+0x[0-9a-f]+/0x[0-9a-f]+)")
+KMARK = "cpuidle-selftest: "
+RUNNER_RESULT_RE = re.compile(r"^(not )?ok \d+ selftests: ")
 
 
 def splat_context(lines, i, after=60):
-    """What a CI log needs to place a splat at line i: the kselftest or
-    result line last printed before it, the symbolised frames of the
-    report (first ones first, at most 12), and the report itself (the
-    kernel's lines from i on, the tests' own output left out)."""
+    """What a CI log needs to place a splat at line i: what was running,
+    the symbolised frames of the report (first ones first, at most 12),
+    and the report itself (the kernel's lines from i on, the tests' own
+    output left out).
+
+    The runner hands a test's output on only when the test ends, so the
+    kernel lines of a test come before its name: what was running is the
+    test's own mark in the kernel log (KMARK, "cpuidle-selftest: NAME:
+    WHAT") if no runner result came after it, else the test after the last
+    result the runner gave."""
     during = "boot (before the kselftests)"
-    last = None
     for line in reversed(lines[:i]):
-        if not line.startswith(KSFT_PREFIX + "# "):
-            continue
-        text = line[len(KSFT_PREFIX) + 2:].strip()
-        if text.startswith("selftests: "):
-            during = text[len("selftests: "):]
-            if last:
-                during += ", after '%s'" % last[:100]
+        if line.startswith(KMARK):
+            during = line[len(KMARK):].strip()[:120]
             break
-        if last is None and re.match(r"(not )?ok \d+ ", text):
-            last = text
+        if line.startswith(KSFT_PREFIX):
+            text = line[len(KSFT_PREFIX):].strip()
+            if RUNNER_RESULT_RE.match(text):
+                during = "the kselftest after '%s'" % text[:100]
+                break
+            if text.startswith("TAP version"):
+                during = "the first kselftest"
+                break
     block = [l for l in lines[i:i + after] if not l.startswith(KSFT_PREFIX)]
     frames = []
     for line in block:

@@ -67,9 +67,9 @@ for m in "${MUTANTS[@]}"; do
 	fi
 	applied=$((applied + 1))
 	out=$(harness "$scratch" --periods "$periods" 2>&1)
-	if ! echo "$out" | grep -qE 'periods compared'; then
+	if ! grep -qE 'periods compared' <<<"$out"; then
 		echo "mutant $total: the harness did not run: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
-	elif echo "$out" | grep -qE ', [1-9][0-9]* mismatches'; then
+	elif grep -qE ', [1-9][0-9]* mismatches' <<<"$out"; then
 		caught=$((caught + 1))
 		echo "mutant $total: caught ($(echo "$out" | grep 'first mismatch' | cut -c1-90))"
 	else

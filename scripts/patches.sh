@@ -43,9 +43,9 @@ dups=$(echo "$listed" | uniq -d)
 [ -z "$dups" ] || die "kernel-patches/series lists more than once: $dups"
 missing=
 for f in $want; do
-	echo "$listed" | grep -qxF "$f" && continue
+	grep -qxF "$f" <<<"$listed" && continue
 	d=$f
-	while [ "$d" != . ] && ! echo "$listed" | grep -qxF "$d"; do d=$(dirname "$d"); done
+	while [ "$d" != . ] && ! grep -qxF "$d" <<<"$listed"; do d=$(dirname "$d"); done
 	[ "$d" != . ] || missing="$missing $f"
 done
 [ -z "$missing" ] || die "kernel-patches/series misses:$missing"
@@ -58,7 +58,7 @@ done
 for f in "$KP"/*.patch "$KP"/*.msg; do
 	[ -e "$f" ] || continue
 	n=$(basename "$f"); n=${n%.*}
-	echo "$names" | grep -qxF "$n" || die "kernel-patches/$(basename "$f") belongs to no commit of the series"
+	grep -qxF "$n" <<<"$names" || die "kernel-patches/$(basename "$f") belongs to no commit of the series"
 done
 
 git_() { git -c user.name=rcpuidle -c user.email=rcpuidle@localhost -c commit.gpgsign=false "$@"; }

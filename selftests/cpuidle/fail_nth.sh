@@ -76,6 +76,13 @@ for m in $mods; do
 done
 ktap_set_plan $((nmods + 2))
 
+# The runner hands a test's output on when the test ends, so a splat on
+# the console would not say what this test was doing: tell the kernel log
+# where each part starts.
+kmark() { # WHAT
+	[ -w /dev/kmsg ] && echo "cpuidle-selftest: fail_nth.sh: $1" >/dev/kmsg
+}
+
 now() {
 	read -r _up _ </proc/uptime
 	NOW=${_up%%.*}
@@ -372,6 +379,7 @@ for m in $mods; do
 		continue
 	fi
 	baseline
+	kmark "fail-nth loop of $desc"
 	fault_loop mod_attempt mod_faulted mod_tolerated
 	post=
 	POST="unloaded and loaded again"
@@ -446,6 +454,7 @@ elif ! echo "$other" 2>/dev/null >"$CUR"; then
 	ktap_test_fail "$desc: cannot switch to $other"
 else
 	baseline
+	kmark "fail-nth loop of the $desc"
 	fault_loop gov_attempt gov_faulted gov_tolerated
 	post=
 	POST="switched back and again"
@@ -473,6 +482,7 @@ if [ -z "$leak" ]; then
 elif [ "$leak" = disabled ]; then
 	ktap_test_skip "kmemleak: disabled (scan refused)"
 else
+	kmark "kmemleak scans"
 	# objects younger than 5 s are not reported
 	sleep 5
 	echo scan >"$KMEMLEAK"

@@ -153,6 +153,10 @@ CASES = [
     ("KUnit: module suite cut short on a later load",
      console(modules=(module_kunit(), module_kunit(cases=2, report=1))), 0, True),
     ("console splat", console(extra="WARNING: CPU: 1 PID: 7 at kernel/cpu.c:1 x"), 0, True),
+    ("splat placed by a test's mark in the kernel log",
+     console(extra="cpuidle-selftest: fail_nth.sh: fail-nth loop of rust_pm_qos_cpu.ko\n"
+                   "BUG: Unable to handle kernel data access on read at 0x28220830\n"
+                   "NIP [c000000000123456] pm_qos_read_value+0x10/0x40\n"), 0, True),
     ("splat placed: test and frames",
      console(extra="BUG: Unable to handle kernel data access on read at 0x28220830\n"
                    "NIP [c000000000123456] pm_qos_read_value+0x10/0x40\n"
@@ -190,8 +194,11 @@ REASONS = {
     "KUnit: a failing case": "kunit rteo_core: run 1: FAILURE",
     "KUnit: module suite cut short on a later load": "kunit mod_suite: run 2: TEST_CRASHED",
     "console splat": "console splat at line",
+    "splat placed by a test's mark in the kernel log":
+        "[during fail_nth.sh: fail-nth loop of rust_pm_qos_cpu.ko; "
+        "frames: pm_qos_read_value+0x10/0x40]",
     "splat placed: test and frames":
-        "[during cpuidle: vstates_x86_like.sh, after 'ok 1 load cpuidle_vstates table=x86-like'; "
+        "[during the kselftest after 'ok 1 selftests: cpuidle: cpuidle_sysfs.sh # SKIP'; "
         "frames: pm_qos_read_value+0x10/0x40 < cpuidle_governor_latency_req+0x20/0x80"
         " < rteo_select+0x44/0x300]",
     "printk messages dropped": "console messages lost",
