@@ -27,13 +27,17 @@ use crate::{
     cpu::CpuId,
     cpumask::Cpumask,
     error::{code::*, from_result, to_result, Result},
-    ffi::{c_char, c_int, c_uint},
+    ffi::{c_char, c_int, c_long, c_uint, c_void},
     prelude::*,
     str::CStr,
     sync::SetOnce,
     types::Opaque,
 };
-use core::{cell::UnsafeCell, marker::PhantomData, ptr::NonNull};
+use core::{
+    cell::UnsafeCell,
+    marker::PhantomData,
+    ptr::{null_mut, NonNull},
+};
 use macros::vtable;
 
 /// Maximum number of idle states of a driver (`CPUIDLE_STATE_MAX`).
@@ -379,14 +383,50 @@ pub struct Options {
     pub cpumask: Option<&'static Cpumask>,
 }
 
+/// Returns once every online CPU has left the idle call it was making, if
+/// any, when this was called.
+///
+/// `cpuidle_unregister()` waits for an RCU grace period, but a CPU in an
+/// idle state is quiescent for RCU: one that was in a state of the driver
+/// may wake up after that and still read the driver's table in
+/// `cpuidle_enter_state()`.  A work item runs on a CPU only once that CPU
+/// has scheduled, which its idle task does only after the idle call
+/// returns.  `work_on_cpu()` keeps the work on the stack, so this cannot
+/// fail for want of memory.  May sleep.
+fn wait_for_idle_calls() {
+    extern "C" fn nothing(_arg: *mut c_void) -> c_long {
+        0
+    }
+    let key = crate::sync::static_lock_class!();
+    // SAFETY: `__cpu_online_mask` is a valid, static mask.
+    let online = unsafe { Cpumask::from_raw(&raw const bindings::__cpu_online_mask) };
+    // SAFETY: callable from any sleepable context; released below.
+    unsafe { bindings::cpus_read_lock() };
+    for cpu in 0..crate::cpu::nr_cpu_ids() {
+        let Some(id) = CpuId::from_u32(cpu) else {
+            break;
+        };
+        if online.test(id) {
+            // SAFETY: `cpu` is online and stays so while the hotplug lock is
+            // held; `nothing` has the signature `work_on_cpu_key()` calls;
+            // the key is static.
+            unsafe {
+                bindings::work_on_cpu_key(cpu as c_int, Some(nothing), null_mut(), key.as_ptr())
+            };
+        }
+    }
+    // SAFETY: taken above.
+    unsafe { bindings::cpus_read_unlock() };
+}
+
 /// A registered cpuidle driver.
 ///
 /// Creating it validates the table, fills a heap-allocated
 /// `struct cpuidle_driver` and calls `cpuidle_register()`, which registers
 /// the driver and a device for every CPU of its mask (by default every
-/// possible CPU).  Dropping it calls
-/// `cpuidle_unregister()`, which waits until no CPU is in one of the
-/// driver's states any more.
+/// possible CPU).  Dropping it calls `cpuidle_unregister()`, then waits
+/// until every CPU has left the idle call it was making (see
+/// `wait_for_idle_calls()`) before the driver's memory is freed.
 ///
 /// The driver's `owner` is left unset: the core takes a reference on the
 /// owner module for every registered device, so a module that set it could
@@ -460,7 +500,13 @@ impl Registration {
         }
         // SAFETY: the driver is fully initialised and lives in a box that is
         // kept until `drop()` unregisters it.
-        to_result(unsafe { bindings::cpuidle_register(drv.get(), core::ptr::null()) })?;
+        let ret = unsafe { bindings::cpuidle_register(drv.get(), core::ptr::null()) };
+        if ret != 0 {
+            // The core registered the devices of some CPUs and unregistered
+            // them again: those CPUs may still be using the driver.
+            wait_for_idle_calls();
+            return Err(Error::from_errno(ret));
+        }
         // INVARIANT: registered above, boxed.
         Ok(Self { drv })
     }
@@ -511,6 +557,8 @@ impl Drop for Registration {
     fn drop(&mut self) {
         // SAFETY: by the type invariant the driver is registered.
         unsafe { bindings::cpuidle_unregister(self.drv.get()) };
+        // Only then may the box be freed.
+        wait_for_idle_calls();
     }
 }
 
