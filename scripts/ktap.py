@@ -29,7 +29,9 @@ test.  A kselftest may skip as a whole only where the list says so, with
 a reason ("kselftest NAME skip: REASON"); any other whole-test skip is red.
 The run is also red on a guest that timed out or did not finish, on any
 splat, and on dropped or suppressed console messages (a splat may hide
-there; warn_alloc's own rate limit excepted, see DROPPED_OK_RE).  Prints
+there; warn_alloc's own rate limit excepted, see DROPPED_OK_RE); a splat's
+error line says what was running (a test's mark in the kernel log, see
+splat_context()) and the report's frames, and the report is printed.  Prints
 one line per suite and a final "N passed, N failed, N
 skipped"; every error counts as one failed test, so a red run never reads
 "0 failed".
