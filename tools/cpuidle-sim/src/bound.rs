@@ -100,6 +100,17 @@ fn cost(t: &Table, c: usize, e: &Episode, poll_limit_ns: i64, qos_ns: i64) -> Co
     out
 }
 
+/// The cheapest single entry for the episode among the states its latency
+/// limit allows (the energy model's optimum for the period, clairvoyant):
+/// no governor spends less on it, in one entry or several.
+pub(crate) fn cheapest_entry(t: &Table, e: &Episode) -> f64 {
+    let qos_ns = i64::from(e.qos_us).saturating_mul(1000);
+    (0..t.states.len())
+        .filter(|&s| t.states[s].polling || t.states[s].exit_latency_ns <= qos_ns)
+        .map(|s| entry(t, s, e.wake_ns).0)
+        .fold(f64::INFINITY, f64::min)
+}
+
 /// The oracle's energy for the episode, as `simulate()` charges it.
 fn oracle_energy(t: &Table, e: &Episode, qos_ns: i64) -> f64 {
     entry(t, oracle(t, e.wake_ns, qos_ns), e.wake_ns).0
@@ -160,10 +171,7 @@ impl Contexts {
             self.periods += 1;
             self.irq_periods += u64::from(e.src == Src::Irq);
             self.oracle_energy += oracle_energy(t, e, qos_ns);
-            self.cheapest_energy += (0..n)
-                .filter(|&s| t.states[s].polling || t.states[s].exit_latency_ns <= qos_ns)
-                .map(|s| entry(t, s, e.wake_ns).0)
-                .fold(f64::INFINITY, f64::min);
+            self.cheapest_energy += cheapest_entry(t, e);
             // what the next periods know of this one: its length, as the
             // oracle's state, and whether the timer ended it
             past.push(u8::from(e.src == Src::Timer));

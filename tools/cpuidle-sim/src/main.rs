@@ -1388,6 +1388,10 @@ struct Replay {
     tick_costs_ns: [i64; 3],
     relax_ns: u64,
     score: Score,
+    /// The energy model's optimum for the trace's periods
+    /// ([`bound::cheapest_entry`] summed), in the unit of
+    /// [`Score::energy`] (mW x ns).
+    optimum_energy: f64,
 }
 
 impl Replay {
@@ -1428,6 +1432,10 @@ impl Replay {
         core.set_tick_costs(decide, stop, restart);
         let score = simulate(core, g.as_mut(), &table, "replay", &episodes);
         core.set_emulated(None);
+        let optimum_energy = episodes
+            .iter()
+            .map(|e| bound::cheapest_entry(&table, e))
+            .sum();
         Ok(Self {
             trace: trace.to_string(),
             table,
@@ -1437,6 +1445,7 @@ impl Replay {
             tick_costs_ns,
             relax_ns,
             score,
+            optimum_energy,
         })
     }
 
@@ -1461,7 +1470,7 @@ impl Replay {
             .collect::<Vec<_>>()
             .join(", ");
         format!(
-            "replay {} on {} with {} ({}): {} periods, {} entries, above per entry {:.4}, below per entry {:.4}, share of idle time {shares}, interrupt wake-up latency {:.1} us\n",
+            "replay {} on {} with {} ({}): {} periods, {} entries, above per entry {:.4}, below per entry {:.4}, share of idle time {shares}, interrupt wake-up latency {:.1} us, energy {:.0} uJ (the energy model's optimum for its periods {:.0} uJ)\n",
             self.trace,
             self.table.name,
             self.gov,
@@ -1470,7 +1479,9 @@ impl Replay {
             s.entries,
             ratio(s.above, s.entries),
             ratio(s.below, s.entries),
-            s.wake_latency_us()
+            s.wake_latency_us(),
+            s.energy / 1e6,
+            self.optimum_energy / 1e6
         )
     }
 
@@ -1500,7 +1511,7 @@ impl Replay {
         };
         let shares = self.shares();
         format!(
-            "{{\n  \"trace\": \"{}\",\n  \"table\": \"{}\",\n  \"governor\": \"{}\",\n  \"wake_delay_us\": {},\n  \"irq_delay_us\": {},\n  \"tick_costs_us\": [{}],\n  \"relax_ns\": {},\n  \"irq_wake_latency_us\": {},\n  \"irq_ends\": {},\n  \"periods\": {},\n  \"entries\": {},\n  \"above\": {},\n  \"below\": {},\n  \"above_per_entry\": {},\n  \"below_per_entry\": {},\n  \"share\": {{ {} }},\n  \"state_entries\": {{ {} }},\n  \"state_time_ns\": {{ {} }},\n  \"exit_latency_ns\": {{ {} }},\n  \"target_residency_ns\": {{ {} }}\n}}\n",
+            "{{\n  \"trace\": \"{}\",\n  \"table\": \"{}\",\n  \"governor\": \"{}\",\n  \"wake_delay_us\": {},\n  \"irq_delay_us\": {},\n  \"tick_costs_us\": [{}],\n  \"relax_ns\": {},\n  \"irq_wake_latency_us\": {},\n  \"irq_ends\": {},\n  \"periods\": {},\n  \"entries\": {},\n  \"above\": {},\n  \"below\": {},\n  \"above_per_entry\": {},\n  \"below_per_entry\": {},\n  \"share\": {{ {} }},\n  \"state_entries\": {{ {} }},\n  \"state_time_ns\": {{ {} }},\n  \"exit_latency_ns\": {{ {} }},\n  \"target_residency_ns\": {{ {} }},\n  \"energy_uj\": {},\n  \"optimum_energy_uj\": {}\n}}\n",
             self.trace.replace('\\', "\\\\").replace('"', "\\\""),
             self.table.name,
             self.gov,
@@ -1522,6 +1533,8 @@ impl Replay {
             per_state(&|i| s.state_ns[i].to_string()),
             per_state(&|i| self.table.states[i].exit_latency_ns.to_string()),
             per_state(&|i| self.table.states[i].target_residency_ns.to_string()),
+            json_num(s.energy / 1e6),
+            json_num(self.optimum_energy / 1e6),
         )
     }
 }
@@ -2429,6 +2442,7 @@ mod tests {
             tick_costs_ns: [0; 3],
             relax_ns: 1,
             score: s,
+            optimum_energy: 0.0,
         };
         let sh = r.shares();
         for (i, want) in [0.0, 10_020.0 / total, 400.0 / total, 1_380.0 / total]
@@ -2463,6 +2477,49 @@ mod tests {
             assert!(r.text().contains(&format!("with {gov} ")));
         }
         std::fs::remove_file(trace).unwrap();
+    }
+
+    /// The optimum a replay reports (scripts/idle-bound.py's floor): for
+    /// 100 ms periods on x86-like-x10, one C6 entry each (100 mW for the
+    /// period and the 1.33 ms exit, 3 W for the exit); and no governor
+    /// spends less than it on any trace of the stored corpus, on the
+    /// trace's own table.
+    #[test]
+    fn replay_optimum_is_a_floor() {
+        let line = "100000 100000 timer 4000 2000000000";
+        let trace = trace_file("floor", &[line; 10]);
+        let mut core = Core::lock();
+        let t = table_named("x86-like-x10").unwrap();
+        let r = Replay::run(&mut core, &trace, t, "teo", None, 0, [0; 3], 1).unwrap();
+        let c6 = (100.0 * (100_000.0 + 1_330.0) + 3_000.0 * 1_330.0) * 1e3;
+        assert!(
+            (r.optimum_energy - 10.0 * c6).abs() < 1.0,
+            "{}",
+            r.optimum_energy
+        );
+        assert!(r.json().contains("\"optimum_energy_uj\": "));
+        std::fs::remove_file(trace).unwrap();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let mut n = 0;
+        for sub in ["tuning", "heldout"] {
+            for p in traces_in(&dir.join(sub)) {
+                let stem = p.file_stem().unwrap().to_string_lossy().to_string();
+                let table = stem.split('.').next().unwrap();
+                for gov in GOVS {
+                    let t = table_named(table).unwrap();
+                    let path = p.to_string_lossy();
+                    let r = Replay::run(&mut core, &path, t, gov, None, 0, [0; 3], 1).unwrap();
+                    assert!(
+                        r.score.energy >= r.optimum_energy * (1.0 - 1e-12),
+                        "{stem} {gov}: {} below the optimum {}",
+                        r.score.energy,
+                        r.optimum_energy
+                    );
+                    n += 1;
+                }
+            }
+        }
+        assert!(n >= 4 * 54, "{n} replays");
     }
 
     /// The emulated world: the tick reaches a halted CPU `--wake-delay-us`
