@@ -135,11 +135,13 @@ fi
 # the evaluation's scripts against crafted inputs of known answers (Debian's
 # python3 has its numpy and matplotlib): the guest benchmark report, the
 # recorder's conversion into the simulator's corpus, the tick costs'
-# estimates, the guest targets' check (bench-power.py) and the seeds'
-# report (each seed's direction shown, contradicted or not shown, an
-# incomplete run non-zero)
+# estimates, the guest targets' check (bench-power.py), the idle
+# benchmark's energy floor (idle-bound.py) and the seeds' report (each
+# seed's direction shown, contradicted or not shown, an incomplete run
+# non-zero)
 for t in bench-report-tests/bench_report bench-report-tests/trace2corpus \
 	 bench-report-tests/tickcost bench-report-tests/bench_power \
+	 bench-report-tests/idle_bound \
 	 seeds-report-tests/seeds_report; do
 	if out=$(/usr/bin/python3 "$TOP/tools/${t}_test.py" 2>&1); then
 		echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))

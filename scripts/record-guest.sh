@@ -14,7 +14,14 @@
 # included; miss: above, below or -; enter_us: from the sleep-length event,
 # which cpuidle_select() emits before the governor runs, to the entry: the
 # governor's select() and its tick decision), at most RCPUIDLE_RECORD_MAX
-# periods per CPU.
+# periods per CPU.  After each trace,
+#   BENCH-META record-energy table governor workload uj
+# gives the emulated energy the driver counted over it (its debugfs energy
+# file, as bench-guest.sh reads it), for scripts/idle-bound.py.
+# From the kernel command line (BENCH_ARGS of bench-boot.sh):
+# rcpuidle.bench.record_seconds=N, rcpuidle.bench.record_workloads=W1,W2,
+# rcpuidle.bench.tables=T1,T2 and rcpuidle.bench.record_reps=N (N traces
+# of each workload, named WORKLOAD-rK; one, named WORKLOAD, by default).
 # scripts/trace2corpus.py turns them into the simulator's corpus.
 SYS=/sys/devices/system/cpu
 MOD=/lib/modules/cpuidle-vstates.ko
@@ -22,16 +29,21 @@ T=/sys/kernel/tracing
 tables=${RCPUIDLE_BENCH_TABLES:-x86-like mvebu-xp pseries-xcede}
 govs=${RCPUIDLE_RECORD_GOVS:-rteo teo menu}
 scale=${RCPUIDLE_BENCH_SCALE:-10}
-secs=${RCPUIDLE_RECORD_SECONDS:-2}
+secs=${RCPUIDLE_BENCH_RECORD_SECONDS:-${RCPUIDLE_RECORD_SECONDS:-2}}
 max=${RCPUIDLE_RECORD_MAX:-3000}
-works=${RCPUIDLE_RECORD_WORKLOADS:-idle hackbench pipe cyclic8 iperf ioping gzip}
+works=${RCPUIDLE_BENCH_RECORD_WORKLOADS:-${RCPUIDLE_RECORD_WORKLOADS:-idle hackbench pipe cyclic8 iperf ioping gzip}}
+reps=${RCPUIDLE_BENCH_RECORD_REPS:-1}
+E=/sys/kernel/debug/cpuidle_vstates/energy
 
 err() { echo "BENCH-ERROR $*"; }
 [ -d $T/events ] || mount -t tracefs tracefs $T 2>/dev/null
 for e in cpu_idle cpu_idle_miss cpu_idle_sleep_length; do
 	[ -d $T/events/power/$e ] || { err "no tracepoint power:$e"; exit 0; }
 done
+case $reps in '' | *[!0-9]* | 0) err "record_reps=$reps: a count of 1 or more"; exit 0 ;; esac
+[ -d /sys/kernel/debug/cpuidle_vstates ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 ip link set lo up 2>/dev/null
+energy() { sed -n 's/.*energy_uj=\([0-9]*\).*/\1/p' "$E" | awk '{ s += $1 } END { print s + 0 }'; }
 
 # work NAME: run the workload for about $secs seconds
 work() {
@@ -67,15 +79,24 @@ for table in $tables; do
 			echo menu >$SYS/cpuidle/current_governor && echo rteo >$SYS/cpuidle/current_governor ;;
 		*) echo "$g" >$SYS/cpuidle/current_governor ;;
 		esac || { err "governor $g"; continue; }
-		for w in $works; do
+		for run in $(for w in $works; do
+			k=1
+			while [ $k -le "$reps" ]; do
+				if [ "$reps" = 1 ]; then echo "$w"; else echo "$w-r$k"; fi
+				k=$((k + 1))
+			done
+		done); do
 			echo >$T/trace
 			for e in cpu_idle cpu_idle_miss cpu_idle_sleep_length; do echo 1 >$T/events/power/$e/enable; done
+			e0=$(energy)
 			echo 1 >$T/tracing_on
-			work "$w"
+			work "${run%-r[0-9]*}"
 			echo 0 >$T/tracing_on
+			e1=$(energy)
 			for e in cpu_idle cpu_idle_miss cpu_idle_sleep_length; do echo 0 >$T/events/power/$e/enable; done
-			echo "BENCH-META record $name $g $w lost $(grep -h 'overrun:' $T/per_cpu/cpu*/stats | awk '{ s += $2 } END { print s + 0 }')"
-			awk -v pre="REC $name $g $w" -v max="$max" '
+			echo "BENCH-META record $name $g $run lost $(grep -h 'overrun:' $T/per_cpu/cpu*/stats | awk '{ s += $2 } END { print s + 0 }')"
+			echo "BENCH-META record-energy $name $g $run $((e1 - e0))"
+			awk -v pre="REC $name $g $run" -v max="$max" '
 			# the time stamp is the field "SECONDS.USECONDS:", the event the next
 			{
 				for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) break

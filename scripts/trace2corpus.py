@@ -19,7 +19,9 @@ the tick costs of scripts/tickcost.py).  A recording made before
 record-guest.sh printed enter_us has its episodes from the first entry.
   OUTDIR/guest-idle.json: per (table, workload, governor) what the guest
   measured: entries, above and below per entry (cpu_idle_miss), each
-  state's share of the idle time; and per table the emulator's interrupt
+  state's share of the idle time, the emulated energy the driver counted
+  over the trace (record-guest.sh's record-energy line; null in recordings
+  from before it); and per table the emulator's interrupt
   delay to a halted CPU, estimated from the pipe workload (below).
 
 An entry's idle time is its duration less the exit latency of the state
@@ -50,6 +52,7 @@ the held-out set only.
 
 import json
 import os
+import re
 import sys
 
 HELDOUT = {"ioping", "cyclic8", "gzip"}
@@ -63,6 +66,11 @@ FAR_US = 10**9
 # busybox awk's %d made of it: INT_MIN.  No real value is that (a negative
 # sleep length is a timer a few ms overdue at most): it stands for "far".
 AWK_INT_MIN = -2147483648
+
+
+def heldout(work):
+    """A held-out workload, its repetitions (WORKLOAD-rK) too."""
+    return re.sub(r"-r[0-9]+$", "", work) in HELDOUT
 
 
 def far(us):
@@ -135,7 +143,7 @@ def episodes(recs, exit_us):
 def main():
     log, outdir = sys.argv[1], sys.argv[2]
     cap = int(sys.argv[3]) if len(sys.argv) > 3 else None
-    runs, exits, bad = {}, {}, 0
+    runs, exits, energy, bad = {}, {}, {}, 0
     with open(log, errors="replace") as f:
         for line in f:
             p = line.split()
@@ -143,6 +151,8 @@ def main():
                 q = p[p.index("BENCH-META"):]
                 if len(q) == 5 and q[1] == "exit_latency_us":
                     exits.setdefault(q[2], {})[int(q[3][1:])] = int(q[4])
+                elif len(q) == 6 and q[1] == "record-energy" and q[5].isdigit():
+                    energy[(q[2], q[4], q[3])] = int(q[5])
                 continue
             if "REC" not in p:
                 continue
@@ -191,13 +201,14 @@ def main():
             eps = [e for c in per_cpu for e in c[:share]]
         total = sum(time.values()) or 1
         guest.append({"table": table, "workload": work, "governor": gov,
-                      "set": "heldout" if work in HELDOUT else "tuning",
+                      "set": "heldout" if heldout(work) else "tuning",
                       "entries": entries, "episodes": len(eps),
+                      "energy_uj": energy.get((table, work, gov)),
                       "above_per_entry": above / max(entries, 1),
                       "below_per_entry": below / max(entries, 1),
                       "share": {"s%d" % s: time.get(s, 0) / total
                                 for s in sorted(exits[table])}})
-        sub = os.path.join(outdir, "corpus", "heldout" if work in HELDOUT else "tuning")
+        sub = os.path.join(outdir, "corpus", "heldout" if heldout(work) else "tuning")
         os.makedirs(sub, exist_ok=True)
         path = os.path.join(sub, "%s.%s.%s.trace" % (table, work, gov))
         with open(path, "w") as f:

@@ -47,8 +47,12 @@ LINES = META + [
     rec("idle", 1, 1000, 50000, 4100, 4000, 2),
     rec("idle", 1, 5130, 45000, 2100, 2000, 2),
     rec("idle", 1, 8000, 40000, 720, 1500, 1),
-    # a held-out workload
+    # a held-out workload, and a repetition of it (record_reps)
     rec("gzip", 0, 1000, 800, 820, 800, 1),
+    rec("gzip-r2", 0, 1000, 800, 820, 800, 1),
+    # the driver's energy over the idle trace; none for gzip
+    "BENCH-META record-energy %s teo idle 123456" % T,
+    "BENCH-META record-energy %s teo pipe 12x" % T,  # not a count: ignored
     # the recorder's 12th field, the time from the sleep-length event to
     # the entry: an interrupt 300 us into C1 entered 50 us after the sleep
     # length (500 us) was taken is 350 us into the episode; a timer 300 us
@@ -106,6 +110,12 @@ def main():
          len(idle) == 6),
         ("the held-out workload in heldout/", lambda:
          traces.get(("heldout", "%s.gzip.teo.trace" % T)) == [["800", "800", "timer", "800", "2000000000", "1"]]),
+        ("a repetition of a held-out workload is held out", lambda:
+         traces.get(("heldout", "%s.gzip-r2.teo.trace" % T)) == [["800", "800", "timer", "800", "2000000000", "1"]]
+         and runs["gzip-r2"]["set"] == "heldout"),
+        ("the record-energy line: the run's energy_uj, else null", lambda:
+         runs["idle"]["energy_uj"] == 123456 and runs["gzip"]["energy_uj"] is None
+         and runs["pipe"]["energy_uj"] is None),
         ("the state woken from: the joined episode's last entry's", lambda:
          [e[5] for e in idle] == ["2", "2", "1", "0", "2", "1"]),
         ("the interrupt delay from the pipe runs: 117 - 7 us", lambda:

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Self-tests of scripts/idle-bound.py on a crafted recording.
+
+Three repetitions of the idle workload under teo and rteo on x86-like-x10,
+each one 100 ms timer period per CPU: the energy model's optimum is one C6
+entry per period, 100 mW over the period and the 1.33 ms exit plus 3 W
+over the exit, 14123 uJ, so with the driver's energy given as 20000,
+25000 and 28246 uJ under teo, teo's floor is 14123 * 2 over those.  A
+recording without a record-energy line for one trace is an error that
+names it.  Prints "ok NAME" or "FAIL NAME: ..." per check, then
+"idle-bound self-test: N passed, N failed".  IDLE_BOUND=PATH tests
+another copy (a mutant).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import selftest_checks  # noqa: E402  (tools/selftest_checks.py)
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.environ.get("IDLE_BOUND", os.path.join(TOP, "scripts", "idle-bound.py"))
+T = "x86-like-x10"
+META = ["BENCH-META exit_latency_us %s s%d %d" % (T, i, us) for i, us in enumerate((0, 20, 100, 1330))]
+C6_UJ = (100 * (100000 + 1330) + 3000 * 1330) / 1000
+TEO_UJ = (20000, 25000, 28246)
+RTEO_UJ = (30000, 30000, 30000)
+
+
+def log_lines(drop=None):
+    lines = list(META)
+    for gov, energy in (("teo", TEO_UJ), ("rteo", RTEO_UJ)):
+        for k, uj in enumerate(energy, 1):
+            run = "idle-r%d" % k
+            for cpu in (0, 1):
+                # a timer 100 ms away, met in C6 (its exit latency included)
+                lines.append("REC %s %s %s %d %d 100000 101330 100000 3 - 10" % (T, gov, run, cpu, 1000 * k))
+            if (gov, run) != drop:
+                lines.append("BENCH-META record-energy %s %s %s %d" % (T, gov, run, uj))
+    return lines
+
+
+def run(tmp, name, lines):
+    log = os.path.join(tmp, name + ".log")
+    with open(log, "w") as f:
+        f.write("\n".join("[ 1.0] " + line for line in lines) + "\n")
+    out = os.path.join(tmp, name)
+    p = subprocess.run([sys.executable, SCRIPT, log, out], capture_output=True, text=True)
+    res = None
+    if os.path.exists(os.path.join(out, "idle-bound.json")):
+        with open(os.path.join(out, "idle-bound.json")) as f:
+            res = json.load(f)
+    return p, res
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="idle-bound-test.")
+    p, res = run(tmp, "good", log_lines())
+    bad, bres = run(tmp, "bad", log_lines(drop=("rteo", "idle-r2")))
+    govs = {g["governor"]: g for g in (res or {}).get("governors", [])}
+    table = ((res or {}).get("tables") or [{}])[0]
+    checks = [
+        ("exit 0, no problems", lambda: p.returncode == 0 and res["problems"] == []),
+        ("two periods per trace, three repetitions", lambda:
+         govs["teo"]["periods"] == [2, 2, 2] and govs["teo"]["reps"] == [1, 2, 3]),
+        ("the optimum: one C6 entry per period", lambda:
+         all(abs(o - 2 * C6_UJ) < 0.5 for o in govs["teo"]["optimum_uj"])),
+        ("the driver's energy from record-energy", lambda: govs["teo"]["energy_uj"] == list(TEO_UJ)),
+        ("teo's floor: the median of optimum over energy", lambda:
+         abs(table["floor"][0] - 2 * C6_UJ / 25000) < 1e-3),
+        ("rteo / teo paired by repetition", lambda: abs(table["rteo_over_teo"][0] - 30000 / 25000) < 1e-9),
+        ("a trace without record-energy: exit 1, named", lambda:
+         bad.returncode == 1 and any("%s.idle-r2.rteo: no record-energy line" % T in x
+                                     for x in bres["problems"])),
+    ]
+    rc = selftest_checks.run(checks, "idle-bound self-test", p.stdout + p.stderr + bad.stdout + bad.stderr)
+    shutil.rmtree(tmp)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
