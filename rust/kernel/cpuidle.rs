@@ -402,16 +402,13 @@ fn wait_for_idle_calls() {
     let online = unsafe { Cpumask::from_raw(&raw const bindings::__cpu_online_mask) };
     // SAFETY: callable from any sleepable context; released below.
     unsafe { bindings::cpus_read_lock() };
-    for cpu in 0..crate::cpu::nr_cpu_ids() {
-        let Some(id) = CpuId::from_u32(cpu) else {
-            break;
-        };
-        if online.test(id) {
+    for cpu in (0..crate::cpu::nr_cpu_ids()).filter_map(CpuId::from_u32) {
+        if online.test(cpu) {
             // SAFETY: `cpu` is online and stays so while the hotplug lock is
             // held; `nothing` has the signature `work_on_cpu_key()` calls;
             // the key is static.
             unsafe {
-                bindings::work_on_cpu_key(cpu as c_int, Some(nothing), null_mut(), key.as_ptr())
+                bindings::work_on_cpu_key(i32::from(cpu), Some(nothing), null_mut(), key.as_ptr())
             };
         }
     }
