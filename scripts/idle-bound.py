@@ -7,23 +7,27 @@ benchmark, from a recording of it (scripts/record-guest.sh with
 rcpuidle.bench.record_workloads=idle and record_reps=N; each trace is the
 benchmark's own window, `sleep 2` on an idle guest).
 
-For every trace: the emulated energy the driver counted over it (its
-record-energy line: what the governor really spent, as bench-guest.sh
-measures it) and the energy model's optimum for the same idle periods
-(`cpuidle-sim --replay`'s optimum_energy_uj: the cheapest single entry
-for each period, clairvoyant, the tick never in its way; the model is the
-driver's own, drivers/cpuidle/vstates.rs).  No governor spends less than
-the optimum on those periods, so optimum / teo's energy is the lowest
-idle-energy ratio against teo that any governor can show on this
-workload, as far as the idle periods do not depend on the governor (the
-table lists each governor's periods to show how far they do).
+For every trace: the emulated energy the driver counted over its window
+(its record-energy line: what the benchmark measures), the driver's
+energy model (drivers/cpuidle/vstates.rs: each state's power over its
+time, the exit latency at active power per entry; the powers from
+`cpuidle-sim --replay`) over the traced entries alone, and, from
+`cpuidle-sim --replay`, the energy model's optimum for the same idle
+periods (the cheapest single entry for each, clairvoyant) and the oracle's
+(the deepest state whose target residency fits each).  A period is as long
+as the guest was idle in it, from its sleep-length event (the governor's
+decision, some microseconds, included) to the wake-up.  No governor spends
+less than the optimum on those periods, so optimum / teo's traced energy
+(the floor) is the lowest idle-energy ratio against teo that any governor
+can show on this workload, as far as the idle periods do not depend on
+the governor (the table lists each governor's periods to show how far
+they do).
 
 Writes OUTDIR/idle-bound.md and idle-bound.json (trace2corpus.py's corpus
-and guest-idle.json in OUTDIR too): per table and governor, the medians
-over the repetitions with bootstrap 95 % intervals (bench-report.py's
-resampling): energy, optimum, optimum over energy; per table, the guest's
-rteo/teo and menu/teo energy ratios (paired by repetition) and the bound
-optimum(teo's periods) / teo's energy.  Exits 1 if a trace has no
+and guest-idle.json in OUTDIR too): per table and governor, medians over
+the repetitions with bootstrap 95 % intervals (bench-report.py's
+resampling); per table, the guest's rteo/teo and menu/teo window energy
+ratios (paired by repetition) and the floor.  Exits 1 if a trace has no
 record-energy line or its replay fails.
 """
 
@@ -46,6 +50,17 @@ _spec.loader.exec_module(bench_report)
 REP = re.compile(r"^(?P<work>.+)-r(?P<rep>[0-9]+)$")
 
 
+def traced_energy(run, sim):
+    """The driver's energy model over the traced entries (guest-idle.json's
+    per-state entries and time), uJ: each state's power over its time, the
+    exit latency at active power per entry (drivers/cpuidle/vstates.rs)."""
+    nj = 0.0
+    for s, us in run["state_time_us"].items():
+        nj += sim["model_mw"][s] * us
+        nj += sim["active_mw"] * sim["exit_latency_ns"][s] / 1000 * run["state_entries"][s]
+    return nj / 1000
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("log")
@@ -58,7 +73,7 @@ def main():
     with open(os.path.join(args.outdir, "guest-idle.json")) as f:
         runs = json.load(f)["runs"]
     binary = fidelity.simulator(args.sim)
-    # (table, governor) -> rep -> (energy, optimum, periods)
+    # (table, governor) -> rep -> (traced energy, optimum, periods, window energy, oracle)
     data, problems = {}, []
     for r in runs:
         m = REP.match(r["workload"])
@@ -75,38 +90,48 @@ def main():
             problems.append("%s: replay failed: %s" % (name, err))
             continue
         data.setdefault((r["table"], r["governor"]), {})[rep] = (
-            float(r["energy_uj"]), float(sim["optimum_energy_uj"]), int(sim["periods"]))
+            traced_energy(r, sim), float(sim["optimum_energy_uj"]), int(sim["periods"]),
+            float(r["energy_uj"]), float(sim["oracle_energy_uj"]))
     if not data:
         problems.append("no idle traces in %s" % args.log)
     out = {"log": args.log, "problems": problems, "governors": [], "tables": []}
     md = ["# The idle benchmark's energy floor",
           "",
-          "From `%s` (`scripts/idle-bound.py`). Per governor's own traces: the driver's "
-          "emulated energy (uJ), the energy model's optimum for the same idle periods, "
-          "and the optimum over the energy; medians over the repetitions, bootstrap 95 %% "
-          "intervals." % os.path.basename(args.log),
+          "From `%s` (`scripts/idle-bound.py`). Per governor's own traces, medians over the "
+          "repetitions with bootstrap 95 %% intervals: the driver's emulated energy over the "
+          "trace's window (uJ, as the benchmark measures it), the same model over the traced "
+          "entries, the energy model's optimum for their idle periods (the cheapest state "
+          "for each, clairvoyant), the oracle's energy (the deepest state whose target "
+          "residency fits each period, clairvoyant: the best a governor that goes by the "
+          "kernel's target residencies can do), and each over the traced entries' "
+          "energy." % os.path.basename(args.log),
           "",
-          "| table | governor | reps | periods | energy (uJ) | optimum (uJ) | optimum / energy |",
-          "|---|---|---|---|---|---|---|"]
+          "| table | governor | reps | periods | window (uJ) | traced entries (uJ) | optimum (uJ) "
+          "| optimum / traced | oracle (uJ) | oracle / traced |",
+          "|---|---|---|---|---|---|---|---|---|---|"]
+    col = lambda reps, i: [reps[k][i] for k in sorted(reps)]  # noqa: E731
     ci = lambda v: "%.3f [%.3f, %.3f]" % bench_report.median_ci(v)  # noqa: E731
+    med = lambda v: bench_report.median_ci(v)[0]  # noqa: E731
     for (table, gov), reps in sorted(data.items()):
-        e = [reps[k][0] for k in sorted(reps)]
-        o = [reps[k][1] for k in sorted(reps)]
-        p = [reps[k][2] for k in sorted(reps)]
+        e, o, p, w, orc = (col(reps, i) for i in range(5))
         frac = [a / b if b else float("inf") for a, b in zip(o, e)]
+        ofrac = [a / b if b else float("inf") for a, b in zip(orc, e)]
         out["governors"].append({"table": table, "governor": gov, "reps": sorted(reps),
-                                 "energy_uj": e, "optimum_uj": o, "periods": p,
-                                 "optimum_over_energy": bench_report.median_ci(frac)})
-        md.append("| %s | %s | %d | %s | %.0f | %.0f | %s |" % (
-            table, gov, len(reps), "%g" % bench_report.median_ci(p)[0],
-            bench_report.median_ci(e)[0], bench_report.median_ci(o)[0], ci(frac)))
+                                 "window_uj": w, "traced_uj": e, "optimum_uj": o, "periods": p,
+                                 "oracle_uj": orc,
+                                 "optimum_over_traced": bench_report.median_ci(frac),
+                                 "oracle_over_traced": bench_report.median_ci(ofrac)})
+        md.append("| %s | %s | %d | %g | %.0f | %.0f | %.0f | %s | %.0f | %s |" % (
+            table, gov, len(reps), med(p), med(w), med(e), med(o), ci(frac), med(orc), ci(ofrac)))
     md += ["",
-           "Per table, paired by repetition: the guest's energy ratios, and the floor "
-           "(the optimum for teo's periods over teo's energy) that no governor's ratio "
-           "against teo goes below while the periods stay teo's.",
+           "Per table, paired by repetition: the guest's window energy ratios (the benchmark's "
+           "measure); the floor, the optimum for teo's periods over what teo spent on them, "
+           "below which no governor's energy goes on those periods; and the oracle's over "
+           "teo's, where a governor that knew each period's length but chose by the target "
+           "residencies would be.",
            "",
-           "| table | rteo / teo | menu / teo | floor: optimum / teo |",
-           "|---|---|---|---|"]
+           "| table | rteo / teo | menu / teo | floor: optimum / teo | oracle / teo |",
+           "|---|---|---|---|---|"]
     for table in sorted({t for t, _ in data}):
         teo = data.get((table, "teo"), {})
         row = {"table": table}
@@ -118,14 +143,15 @@ def main():
                 cells.append("-")
                 continue
             row[gov + "_over_teo"] = bench_report.paired(
-                [d[k][0] for k in reps], [teo[k][0] for k in reps], lambda a, b: a / b)
+                [d[k][3] for k in reps], [teo[k][3] for k in reps], lambda a, b: a / b)
             cells.append("%.3f [%.3f, %.3f]" % row[gov + "_over_teo"])
         if len(teo) >= 2:
-            row["floor"] = bench_report.paired([teo[k][1] for k in sorted(teo)],
-                                               [teo[k][0] for k in sorted(teo)], lambda a, b: a / b)
+            row["floor"] = bench_report.paired(col(teo, 1), col(teo, 0), lambda a, b: a / b)
+            row["oracle"] = bench_report.paired(col(teo, 4), col(teo, 0), lambda a, b: a / b)
             cells.append("%.3f [%.3f, %.3f]" % row["floor"])
+            cells.append("%.3f [%.3f, %.3f]" % row["oracle"])
         else:
-            cells.append("-")
+            cells += ["-", "-"]
         out["tables"].append(row)
         md.append("| %s | %s |" % (table, " | ".join(cells)))
     if problems:

@@ -19,7 +19,8 @@ the tick costs of scripts/tickcost.py).  A recording made before
 record-guest.sh printed enter_us has its episodes from the first entry.
   OUTDIR/guest-idle.json: per (table, workload, governor) what the guest
   measured: entries, above and below per entry (cpu_idle_miss), each
-  state's share of the idle time, the emulated energy the driver counted
+  state's share of the idle time, each state's entries and time (us, the
+  exit latency's spin included), the emulated energy the driver counted
   over the trace (record-guest.sh's record-energy line; null in recordings
   from before it); and per table the emulator's interrupt
   delay to a halted CPU, estimated from the pipe workload (below).
@@ -183,7 +184,7 @@ def main():
             pipes.setdefault(table, []).extend(r for c in cpus.values() for r in c)
         if table not in exits:
             sys.exit("trace2corpus: no exit latencies for table %s" % table)
-        eps, time, entries, above, below = [], {}, 0, 0, 0
+        eps, time, count, entries, above, below = [], {}, {}, 0, 0, 0
         per_cpu = []
         for cpu in sorted(cpus):
             recs = sorted(cpus[cpu], key=lambda r: r["t"])
@@ -193,6 +194,7 @@ def main():
                 above += r["miss"] == "above"
                 below += r["miss"] == "below"
                 time[r["state"]] = time.get(r["state"], 0) + r["dur"]
+                count[r["state"]] = count.get(r["state"], 0) + 1
         # every CPU's episodes, in turn, up to the cap
         if cap is None:
             eps = [e for c in per_cpu for e in c]
@@ -207,7 +209,9 @@ def main():
                       "above_per_entry": above / max(entries, 1),
                       "below_per_entry": below / max(entries, 1),
                       "share": {"s%d" % s: time.get(s, 0) / total
-                                for s in sorted(exits[table])}})
+                                for s in sorted(exits[table])},
+                      "state_entries": {"s%d" % s: count.get(s, 0) for s in sorted(exits[table])},
+                      "state_time_us": {"s%d" % s: time.get(s, 0) for s in sorted(exits[table])}})
         sub = os.path.join(outdir, "corpus", "heldout" if heldout(work) else "tuning")
         os.makedirs(sub, exist_ok=True)
         path = os.path.join(sub, "%s.%s.%s.trace" % (table, work, gov))

@@ -3,12 +3,14 @@
 """Self-tests of scripts/idle-bound.py on a crafted recording.
 
 Three repetitions of the idle workload under teo and rteo on x86-like-x10,
-each one 100 ms timer period per CPU: the energy model's optimum is one C6
-entry per period, 100 mW over the period and the 1.33 ms exit plus 3 W
-over the exit, 14123 uJ, so with the driver's energy given as 20000,
-25000 and 28246 uJ under teo, teo's floor is 14123 * 2 over those.  A
-recording without a record-energy line for one trace is an error that
-names it.  Prints "ok NAME" or "FAIL NAME: ..." per check, then
+each one 100 ms timer period per CPU: the energy model's optimum (and the
+oracle's) is one C6 entry per period, 100 mW over the period and the
+1.33 ms exit plus 3 W over the exit, 14123 uJ.  rteo takes C6 on both
+CPUs; teo takes C1E on CPU1 (500 mW over 100.1 ms, 3 W over 100 us:
+50350 uJ), so teo's floor is 2 x 14123 / (14123 + 50350).  The window
+energies (record-energy) are 20000, 25000 and 28246 uJ under teo, 30000
+under rteo: rteo / teo 30000 / 25000.  A recording without a
+record-energy line for one trace is an error that names it.  Prints "ok NAME" or "FAIL NAME: ..." per check, then
 "idle-bound self-test: N passed, N failed".  IDLE_BOUND=PATH tests
 another copy (a mutant).
 """
@@ -27,6 +29,7 @@ SCRIPT = os.environ.get("IDLE_BOUND", os.path.join(TOP, "scripts", "idle-bound.p
 T = "x86-like-x10"
 META = ["BENCH-META exit_latency_us %s s%d %d" % (T, i, us) for i, us in enumerate((0, 20, 100, 1330))]
 C6_UJ = (100 * (100000 + 1330) + 3000 * 1330) / 1000
+C1E_UJ = (500 * (100000 + 100) + 3000 * 100) / 1000
 TEO_UJ = (20000, 25000, 28246)
 RTEO_UJ = (30000, 30000, 30000)
 
@@ -37,8 +40,11 @@ def log_lines(drop=None):
         for k, uj in enumerate(energy, 1):
             run = "idle-r%d" % k
             for cpu in (0, 1):
-                # a timer 100 ms away, met in C6 (its exit latency included)
-                lines.append("REC %s %s %s %d %d 100000 101330 100000 3 - 10" % (T, gov, run, cpu, 1000 * k))
+                # a timer 100 ms away, met in C6 or C1E (its exit latency
+                # included in the duration)
+                dur, state = (100100, 2) if (gov, cpu) == ("teo", 1) else (101330, 3)
+                lines.append("REC %s %s %s %d %d 100000 %d 100000 %d - 0"
+                             % (T, gov, run, cpu, 1000 * k, dur, state))
             if (gov, run) != drop:
                 lines.append("BENCH-META record-energy %s %s %s %d" % (T, gov, run, uj))
     return lines
@@ -69,9 +75,13 @@ def main():
          govs["teo"]["periods"] == [2, 2, 2] and govs["teo"]["reps"] == [1, 2, 3]),
         ("the optimum: one C6 entry per period", lambda:
          all(abs(o - 2 * C6_UJ) < 0.5 for o in govs["teo"]["optimum_uj"])),
-        ("the driver's energy from record-energy", lambda: govs["teo"]["energy_uj"] == list(TEO_UJ)),
-        ("teo's floor: the median of optimum over energy", lambda:
-         abs(table["floor"][0] - 2 * C6_UJ / 25000) < 1e-3),
+        ("the window's energy from record-energy", lambda: govs["teo"]["window_uj"] == list(TEO_UJ)),
+        ("the traced entries' energy from their states and times", lambda:
+         all(abs(x - (C6_UJ + C1E_UJ)) < 0.5 for x in govs["teo"]["traced_uj"]) and
+         all(abs(x - 2 * C6_UJ) < 0.5 for x in govs["rteo"]["traced_uj"])),
+        ("teo's floor: the optimum over its traced entries' energy", lambda:
+         abs(table["floor"][0] - 2 * C6_UJ / (C6_UJ + C1E_UJ)) < 1e-6 and
+         abs(table["oracle"][0] - 2 * C6_UJ / (C6_UJ + C1E_UJ)) < 1e-6),
         ("rteo / teo paired by repetition", lambda: abs(table["rteo_over_teo"][0] - 30000 / 25000) < 1e-9),
         ("a trace without record-energy: exit 1, named", lambda:
          bad.returncode == 1 and any("%s.idle-r2.rteo: no record-energy line" % T in x

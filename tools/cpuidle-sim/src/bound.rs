@@ -112,7 +112,7 @@ pub(crate) fn cheapest_entry(t: &Table, e: &Episode) -> f64 {
 }
 
 /// The oracle's energy for the episode, as `simulate()` charges it.
-fn oracle_energy(t: &Table, e: &Episode, qos_ns: i64) -> f64 {
+pub(crate) fn oracle_energy(t: &Table, e: &Episode, qos_ns: i64) -> f64 {
     entry(t, oracle(t, e.wake_ns, qos_ns), e.wake_ns).0
 }
 
