@@ -116,6 +116,9 @@ def main():
         ("the record-energy line: the run's energy_uj, else null", lambda:
          runs["idle"]["energy_uj"] == 123456 and runs["gzip"]["energy_uj"] is None
          and runs["pipe"]["energy_uj"] is None),
+        ("each state's entries and time over the traced entries", lambda:
+         runs["idle"]["state_entries"] == {"s0": 1, "s1": 2, "s2": 4} and
+         runs["idle"]["state_time_us"] == {"s0": 40, "s1": 1040, "s2": 16400}),
         ("the state woken from: the joined episode's last entry's", lambda:
          [e[5] for e in idle] == ["2", "2", "1", "0", "2", "1"]),
         ("the interrupt delay from the pipe runs: 117 - 7 us", lambda:
