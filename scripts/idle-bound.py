@@ -16,7 +16,10 @@ time, the exit latency at active power per entry; the powers from
 periods (the cheapest single entry for each, clairvoyant) and the oracle's
 (the deepest state whose target residency fits each).  A period is as long
 as the guest was idle in it, from its sleep-length event (the governor's
-decision, some microseconds, included) to the wake-up.  No governor spends
+decision, some microseconds, included) to the wake-up; a wake-up by a tick
+that no governor could have stopped ends it (trace2corpus.py
+--split-forced-ticks: the tick code gave that tick as the next event, for
+a timer within it or because RCU or irq_work held it).  No governor spends
 less than the optimum on those periods, so optimum / teo's traced energy
 (the floor) is the lowest idle-energy ratio against teo that any governor
 can show on this workload, as far as the idle periods do not depend on
@@ -68,7 +71,8 @@ def main():
     ap.add_argument("--sim", help="cpuidle-sim binary (default: built with cargo)")
     args = ap.parse_args()
     os.makedirs(args.outdir, exist_ok=True)
-    subprocess.run([sys.executable, os.path.join(HERE, "trace2corpus.py"), args.log, args.outdir],
+    subprocess.run([sys.executable, os.path.join(HERE, "trace2corpus.py"), args.log, args.outdir,
+                    "--split-forced-ticks"],
                    check=True)
     with open(os.path.join(args.outdir, "guest-idle.json")) as f:
         runs = json.load(f)["runs"]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""trace2corpus.py LOG OUTDIR [MAX]
+"""trace2corpus.py LOG OUTDIR [MAX] [--split-forced-ticks]
 
 Turns the "REC ..." lines of a bench-mode guest log (scripts/record-guest.sh:
 the kernel's power:cpu_idle_sleep_length, cpu_idle and cpu_idle_miss events)
@@ -29,7 +29,10 @@ An entry's idle time is its duration less the exit latency of the state
 entered (the emulated states spin for it after the wake-up).  Entries that
 ended at the tick and were followed by the next one within 100 us are
 joined into one episode (no task ran between), so that an episode is the
-workload's idle time, not the governor's choice.  An episode that ends at
+workload's idle time, not the governor's choice; with --split-forced-ticks
+(scripts/idle-bound.py) not where that tick was one no governor could have
+stopped: the sleep length was the time to it (a timer within the tick, or
+the tick held by RCU or irq_work).  An episode that ends at
 the tick or within 20 us (or 1 %) of its sleep length is a timer wake-up,
 else an interrupt.
 
@@ -111,8 +114,18 @@ def irq_delay(recs, exit_us):
             "delay_us": max(0, med[halting[0]] - med[polling[0]])}
 
 
-def episodes(recs, exit_us):
-    """recs: one CPU's entries in time order (dicts)."""
+def forced(r):
+    """An entry whose sleep length was the time to the next tick: a timer
+    within the tick, or a tick that could not be stopped (RCU, irq_work);
+    the tick code then reports the tick as the next event, and it wakes the
+    CPU whatever the governor chooses."""
+    return abs(r["sleep"] - r["tick"]) <= slack(r["tick"])
+
+
+def episodes(recs, exit_us, split_forced=False):
+    """recs: one CPU's entries in time order (dicts).  split_forced: an
+    entry that ended at a tick no governor could have stopped (forced())
+    ends its episode."""
     out = []
     i, n = 0, len(recs)
     while i < n:
@@ -123,7 +136,8 @@ def episodes(recs, exit_us):
             idle = idle_of(r, exit_us)
             end = r["t"] + idle
             at_tick = abs(idle - r["tick"]) <= slack(r["tick"])
-            if at_tick and k + 1 < n and recs[k + 1]["t"] - (r["t"] + r["dur"]) < GAP_US:
+            if (at_tick and k + 1 < n and recs[k + 1]["t"] - (r["t"] + r["dur"]) < GAP_US
+                    and not (split_forced and forced(r))):
                 k += 1
                 continue
             break
@@ -142,8 +156,12 @@ def episodes(recs, exit_us):
 
 
 def main():
-    log, outdir = sys.argv[1], sys.argv[2]
-    cap = int(sys.argv[3]) if len(sys.argv) > 3 else None
+    argv = [a for a in sys.argv[1:] if a != "--split-forced-ticks"]
+    split_forced = len(argv) < len(sys.argv) - 1
+    if len(argv) not in (2, 3):
+        sys.exit("usage: trace2corpus.py LOG OUTDIR [MAX] [--split-forced-ticks]")
+    log, outdir = argv[0], argv[1]
+    cap = int(argv[2]) if len(argv) > 2 else None
     runs, exits, energy, bad = {}, {}, {}, 0
     with open(log, errors="replace") as f:
         for line in f:
@@ -188,7 +206,7 @@ def main():
         per_cpu = []
         for cpu in sorted(cpus):
             recs = sorted(cpus[cpu], key=lambda r: r["t"])
-            per_cpu.append(episodes(recs, exits[table]))
+            per_cpu.append(episodes(recs, exits[table], split_forced))
             for r in recs:
                 entries += 1
                 above += r["miss"] == "above"

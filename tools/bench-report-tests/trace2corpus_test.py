@@ -47,6 +47,11 @@ LINES = META + [
     rec("idle", 1, 1000, 50000, 4100, 4000, 2),
     rec("idle", 1, 5130, 45000, 2100, 2000, 2),
     rec("idle", 1, 8000, 40000, 720, 1500, 1),
+    # a tick no governor could stop (the sleep length was the time to it),
+    # then the CPU idle again at once: one episode, or two with
+    # --split-forced-ticks
+    rec("forced", 0, 1000, 4000, 4100, 4000, 2),
+    rec("forced", 0, 5130, 50000, 2100, 2000, 2),
     # a held-out workload, and a repetition of it (record_reps)
     rec("gzip", 0, 1000, 800, 820, 800, 1),
     rec("gzip-r2", 0, 1000, 800, 820, 800, 1),
@@ -69,12 +74,12 @@ LINES = META + [
 ]
 
 
-def run(tmp):
+def run(tmp, *extra):
     log = os.path.join(tmp, "console.log")
     with open(log, "w") as f:
         f.write("\n".join("[ 1.0] " + l for l in LINES) + "\n")
-    out = os.path.join(tmp, "out")
-    p = subprocess.run([sys.executable, SCRIPT, log, out], capture_output=True, text=True)
+    out = os.path.join(tmp, "out" + "".join(extra))
+    p = subprocess.run([sys.executable, SCRIPT, log, out, *extra], capture_output=True, text=True)
     traces = {}
     for sub in ("tuning", "heldout"):
         d = os.path.join(out, "corpus", sub)
@@ -91,6 +96,9 @@ def run(tmp):
 def main():
     tmp = tempfile.mkdtemp(prefix="trace2corpus-test.")
     p, traces, guest = run(tmp)
+    sp, straces, _ = run(tmp, "--split-forced-ticks")
+    forced = traces.get(("tuning", "%s.forced.teo.trace" % T))
+    split = straces.get(("tuning", "%s.forced.teo.trace" % T))
     idle = traces.get(("tuning", "%s.idle.teo.trace" % T), [])
     runs = {r["workload"]: r for r in (guest or {}).get("runs", [])}
     checks = [
@@ -108,6 +116,11 @@ def main():
         ("the tick's wake-up joined with the next entry: one episode", lambda:
          idle[4][:3] == ["6130", "6130", "timer"] and idle[5][:3] == ["40000", "700", "irq"] and
          len(idle) == 6),
+        ("a forced tick joined by default, split with --split-forced-ticks", lambda:
+         forced == [["4000", "6130", "timer", "4000", "2000000000", "2"]] and sp.returncode == 0 and
+         split == [["4000", "4000", "timer", "4000", "2000000000", "2"],
+                   ["2000", "2000", "timer", "2000", "2000000000", "2"]] and
+         straces[("tuning", "%s.idle.teo.trace" % T)] == idle),
         ("the held-out workload in heldout/", lambda:
          traces.get(("heldout", "%s.gzip.teo.trace" % T)) == [["800", "800", "timer", "800", "2000000000", "1"]]),
         ("a repetition of a held-out workload is held out", lambda:
