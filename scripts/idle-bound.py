@@ -98,7 +98,7 @@ def main():
             float(r["energy_uj"]), float(sim["oracle_energy_uj"]))
     if not data:
         problems.append("no idle traces in %s" % args.log)
-    out = {"log": args.log, "problems": problems, "governors": [], "tables": []}
+    out = {"log": os.path.basename(args.log), "problems": problems, "governors": [], "tables": []}
     md = ["# The idle benchmark's energy floor",
           "",
           "From `%s` (`scripts/idle-bound.py`). Per governor's own traces, medians over the "
