@@ -9,7 +9,11 @@
 #   cyclictest  Debian's rt-tests, seed 000's settings (-t 1 -i 10000
 #               --latency=10000), pinned to CPU0, every sample printed
 #   hackbench   Debian's rt-tests, process groups over sockets
-#   pipe        perf bench sched pipe (Debian's linux-perf)
+#   pipe        perf bench sched pipe (Debian's linux-perf): where its two
+#               tasks run is the scheduler's choice, the same CPU (no idle
+#               at all) or two, and it changes from run to run
+#   pipe-pinned the same round trip with one end pinned to each CPU
+#               (tools/idlebench pipe): every wake-up from idle
 #   wake        schbench-like wake-up latency (tools/idlebench: no packaged
 #               schbench)
 #   idle        2 s of idle: emulated energy, above/below per entry
@@ -17,7 +21,8 @@
 # control.  Before the governors, in every repetition: the floor
 # (cyclictest with /dev/cpu_dma_latency at 0, the shallowest state only)
 # and, per state, how late a timer wake-up is with that state alone
-# enabled.
+# enabled.  rcpuidle.bench.benchmarks=B1,B2 runs only those benchmarks
+# (all by default; the floor always).
 # Prints "BENCH table governor rep benchmark metric value" lines,
 # and "BENCH-META ..." lines (/init prints "BENCH-DONE" after all parts).
 SYS=/sys/devices/system/cpu
@@ -28,6 +33,13 @@ govs=${RCPUIDLE_BENCH_GOVS:-rteo teo menu rteo-parity}
 reps=${RCPUIDLE_BENCH_REPS:-9}
 scale=${RCPUIDLE_BENCH_SCALE:-10}
 loops=${RCPUIDLE_BENCH_LOOPS:-200}
+all="cyclictest hackbench pipe pipe-pinned wake idle"
+benches=${RCPUIDLE_BENCH_BENCHMARKS:-$all}
+for b in $benches; do
+	case " $all " in *" $b "*) ;; *) echo "BENCH-ERROR unknown benchmark $b (of: $all)"; exit 0 ;; esac
+done
+# has BENCHMARK: whether this run runs it
+has() { case " $benches " in *" $1 "*) return 0 ;; esac; return 1; }
 
 RTEO=/sys/module/rteo/parameters
 
@@ -137,17 +149,20 @@ for table in $tables; do
 		for g in $(rot $(((rep - 1) % ngov)) $govs); do
 			use_gov "$g" || { err "governor $g"; continue; }
 			sleep 0.3
-			cyclic 10000 | emit "$name" "$g" "$rep" cyclictest
-			hackbench -g 2 -f 5 -l 500 2>&1 | awk '$1 == "Time:" { print "time_s", $2 }' |
-				emit "$name" "$g" "$rep" hackbench
-			perf bench sched pipe -l 5000 2>&1 | awk '$2 == "usecs/op" { print "usec_per_op", $1 }' |
-				emit "$name" "$g" "$rep" pipe
-			idlebench wake 300 | while read -r m v u; do
+			has cyclictest && cyclic 10000 | emit "$name" "$g" "$rep" cyclictest
+			has hackbench && hackbench -g 2 -f 5 -l 500 2>&1 |
+				awk '$1 == "Time:" { print "time_s", $2 }' | emit "$name" "$g" "$rep" hackbench
+			has pipe && perf bench sched pipe -l 5000 2>&1 |
+				awk '$2 == "usecs/op" { print "usec_per_op", $1 }' | emit "$name" "$g" "$rep" pipe
+			has pipe-pinned && idlebench pipe 5000 0 1 |
+				awk '$1 == "pipe_rtt" { print "usec_per_op", $2 }' | emit "$name" "$g" "$rep" pipe-pinned
+			has wake && idlebench wake 300 | while read -r m v u; do
 				case $m in
 				wake_p50) echo "p50_us $v" ;;
 				wake_p99) echo "p99_us $v" ;;
 				esac
 			done | emit "$name" "$g" "$rep" wake
+			has idle || continue
 			u0=$(sum $SYS/cpu*/cpuidle/state*/usage)
 			a0=$(sum $SYS/cpu*/cpuidle/state*/above)
 			b0=$(sum $SYS/cpu*/cpuidle/state*/below)

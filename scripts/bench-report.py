@@ -68,8 +68,8 @@ INFO = {("idle", "entries"), ("idle", "wakeups_per_s")}
 EXIT_METRICS = ("late_us", "p50_us", "avg_us")
 # the per-repetition figure's panels
 MAIN = [("cyclictest", "avg_us"), ("cyclictest", "p99_us"), ("hackbench", "time_s"),
-        ("pipe", "usec_per_op"), ("wake", "p50_us"), ("wake", "p99_us"),
-        ("idle", "energy_uj"), ("idle", "above_per_entry")]
+        ("pipe", "usec_per_op"), ("pipe-pinned", "usec_per_op"), ("wake", "p50_us"),
+        ("wake", "p99_us"), ("idle", "energy_uj"), ("idle", "above_per_entry")]
 # the ratio figures' axis marks (a log scale)
 TICKS = [0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 3, 5, 10, 20, 50, 100]
 LINE = re.compile(r"\bBENCH(-[A-Z]+)?(?![\w-])(.*)")
@@ -311,6 +311,8 @@ def plot_reps(path, table, data):
     cols = min(4, len(keys))
     rows = -(-len(keys) // cols)
     fig, axs = plt.subplots(rows, cols, figsize=(3.2 * cols, 3 * rows), squeeze=False)
+    for ax in axs.flat[len(keys):]:
+        ax.set_visible(False)
     for ax, (bench, metric) in zip(axs.flat, keys):
         runs = data[(table, bench, metric)]
         govs = [g for g in order(runs) if g != "none"] or list(runs)
