@@ -14,10 +14,8 @@ record-energy line for one trace is an error that names it.  Prints "ok NAME" or
 "idle-bound self-test: N passed, N failed".  IDLE_BOUND=PATH tests
 another copy (a mutant).
 """
-import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -51,16 +49,8 @@ def log_lines(drop=None):
 
 
 def run(tmp, name, lines):
-    log = os.path.join(tmp, name + ".log")
-    with open(log, "w") as f:
-        f.write("\n".join("[ 1.0] " + line for line in lines) + "\n")
-    out = os.path.join(tmp, name)
-    p = subprocess.run([sys.executable, SCRIPT, log, out], capture_output=True, text=True)
-    res = None
-    if os.path.exists(os.path.join(out, "idle-bound.json")):
-        with open(os.path.join(out, "idle-bound.json")) as f:
-            res = json.load(f)
-    return p, res
+    return selftest_checks.run_on_log(SCRIPT, tmp, name, ["[ 1.0] " + line for line in lines],
+                                      "idle-bound.json")
 
 
 def main():

@@ -10,10 +10,8 @@ malformed line or gave too few periods fails.  Prints "ok NAME" or "FAIL
 NAME: ..." per check, then "tickcost self-test: N passed, N failed".
 TICKCOST=PATH tests another copy (a mutant).
 """
-import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -42,16 +40,7 @@ GOOD = (lines("teo", "cyclic10", 1, "timer", 50, 100) + lines("teo", "cyclic10",
 
 
 def run(tmp, name, text):
-    log = os.path.join(tmp, name + ".log")
-    with open(log, "w") as f:
-        f.write("\n".join(text) + "\n")
-    out = os.path.join(tmp, name)
-    p = subprocess.run([sys.executable, SCRIPT, log, out], capture_output=True, text=True)
-    res = None
-    if os.path.exists(os.path.join(out, "tickcost.json")):
-        with open(os.path.join(out, "tickcost.json")) as f:
-            res = json.load(f)
-    return p, res
+    return selftest_checks.run_on_log(SCRIPT, tmp, name, text, "tickcost.json")
 
 
 def est(res, key):
