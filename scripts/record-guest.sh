@@ -63,6 +63,15 @@ work() {
 	esac
 }
 
+# x86: until the TSC is calibrated the kernel runs on tsc-early, and the
+# tick stays periodic (every CPU woken each tick with no timer pending):
+# not the system the traces are for
+w=0
+while [ "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)" = tsc-early ]; do
+	[ $w -ge 300 ] && { err "clocksource still tsc-early after 30 s"; break; }
+	sleep 0.1
+	w=$((w + 1))
+done
 echo "BENCH-META record scale $scale seconds $secs max_per_cpu $max"
 echo 0 >$T/tracing_on
 echo 4096 >$T/buffer_size_kb
