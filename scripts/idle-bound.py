@@ -38,19 +38,18 @@ import argparse
 import importlib.util
 import json
 import os
-import re
+import statistics
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import fidelity  # noqa: E402  (simulator(), replay())
+import trace2corpus  # noqa: E402  (split_rep())
 
 _spec = importlib.util.spec_from_file_location("bench_report", os.path.join(HERE, "bench-report.py"))
 bench_report = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_report)
-
-REP = re.compile(r"^(?P<work>.+)-r(?P<rep>[0-9]+)$")
 
 
 def traced_energy(run, sim):
@@ -80,8 +79,7 @@ def main():
     # (table, governor) -> rep -> (traced energy, optimum, periods, window energy, oracle)
     data, problems = {}, []
     for r in runs:
-        m = REP.match(r["workload"])
-        work, rep = (m["work"], int(m["rep"])) if m else (r["workload"], 1)
+        work, rep = trace2corpus.split_rep(r["workload"])
         if work != "idle":
             continue
         name = "%s.%s.%s" % (r["table"], r["workload"], r["governor"])
@@ -115,7 +113,7 @@ def main():
           "|---|---|---|---|---|---|---|---|---|---|"]
     col = lambda reps, i: [reps[k][i] for k in sorted(reps)]  # noqa: E731
     ci = lambda v: "%.3f [%.3f, %.3f]" % bench_report.median_ci(v)  # noqa: E731
-    med = lambda v: bench_report.median_ci(v)[0]  # noqa: E731
+    med = statistics.median
     for (table, gov), reps in sorted(data.items()):
         e, o, p, w, orc = (col(reps, i) for i in range(5))
         frac = [a / b if b else float("inf") for a, b in zip(o, e)]

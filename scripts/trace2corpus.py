@@ -72,9 +72,16 @@ FAR_US = 10**9
 AWK_INT_MIN = -2147483648
 
 
+def split_rep(work):
+    """(workload, repetition) of a recorded run's name: WORKLOAD-rK for
+    record_reps > 1 (record-guest.sh), WORKLOAD alone (repetition 1)."""
+    m = re.fullmatch(r"(.+)-r([0-9]+)", work)
+    return (m[1], int(m[2])) if m else (work, 1)
+
+
 def heldout(work):
     """A held-out workload, its repetitions (WORKLOAD-rK) too."""
-    return re.sub(r"-r[0-9]+$", "", work) in HELDOUT
+    return split_rep(work)[0] in HELDOUT
 
 
 def far(us):
