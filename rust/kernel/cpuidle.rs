@@ -502,8 +502,8 @@ impl Registration {
             // The core registered the devices of some CPUs and unregistered
             // them again: those CPUs may still be using the driver.
             wait_for_idle_calls();
-            return Err(Error::from_errno(ret));
         }
+        to_result(ret)?;
         // INVARIANT: registered above, boxed.
         Ok(Self { drv })
     }
