@@ -96,6 +96,17 @@ else
 	diff <(echo "$out") "$bound_doc" | head -n 8 | sed 's/^/host: /'; f=$((f + 1))
 fi
 
+# teo's fractions as knobs (Documentation/evaluation/tried/
+# rteo-thresholds.patch on this tree): rteo.rst quotes what the sweep
+# prints today (Documentation/evaluation/thresholds.md)
+thr_doc=$TOP/Documentation/evaluation/thresholds.md
+if out=$("$TOP/scripts/rteo-thresholds.sh" 2>&1) && [ "$out" = "$(cat "$thr_doc")" ]; then
+	echo "host: scripts/rteo-thresholds.sh prints Documentation/evaluation/thresholds.md"; p=$((p + 1))
+else
+	echo "host: scripts/rteo-thresholds.sh differs from Documentation/evaluation/thresholds.md (or failed):"
+	diff <(echo "$out") "$thr_doc" | head -n 8 | sed 's/^/host: /'; f=$((f + 1))
+fi
+
 # rteo vs the kernel's teo.c: a fixed-seed subset (make parity runs more),
 # then the mutants that prove the harness can fail
 if out=$("$TOP/scripts/parity.sh" --periods 400000 --seed 0x5eed0001 2>&1); then

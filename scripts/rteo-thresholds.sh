@@ -4,8 +4,8 @@
 # rteo-thresholds.sh: teo's three fixed fractions turned into knobs (an
 # "aggressiveness knob"), swept together in the simulator.  The experiment
 # is Documentation/evaluation/tried/rteo-thresholds.patch, applied to a
-# clone of this repository at the commit it was made on (BASE below); it
-# makes the default mode compare against per-cent thresholds, set with
+# copy of this tree's files (the working tree's, uncommitted changes
+# included; no history needed); it makes the default mode compare against per-cent thresholds, set with
 # cpuidle-sim --thresholds A,M,T:
 #   A  intercepts below the candidate, over the rest, above which a
 #      shallower candidate is looked for (teo: 50)
@@ -23,19 +23,20 @@
 #     settings that meet the held-out too-deep, too-shallow and latency
 #     targets;
 #   - the lowest held-out regret of any setting.
-# A run that fails or lacks a figure fails the script.
+# A patch that no longer applies, a run that fails or lacks a figure fails
+# the script.  host-tests.sh compares its output with
+# Documentation/evaluation/thresholds.md.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
 export PATH="$HOME/.cargo/bin:$PATH"
-BASE=98144be
-export CARGO_TARGET_DIR=$CACHE/cargo-target-thresholds-$BASE
+export CARGO_TARGET_DIR=$CACHE/cargo-target-thresholds
 patch=$TOP/Documentation/evaluation/tried/rteo-thresholds.patch
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-git clone -q --no-checkout "$TOP" "$tmp/src"
-git -C "$tmp/src" checkout -q "$BASE"
+mkdir "$tmp/src"
+(cd "$TOP" && git ls-files -z | xargs -0 tar -cf -) | tar -xf - -C "$tmp/src"
 git -C "$tmp/src" apply "$patch"
 cargo build --quiet --release --manifest-path "$tmp/src/tools/cpuidle-sim/Cargo.toml"
 sim=$CARGO_TARGET_DIR/release/cpuidle-sim
