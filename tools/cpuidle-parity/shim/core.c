@@ -489,6 +489,8 @@ int simcore_init(int count, const s64 *residency_ns, const s64 *latency_ns,
 	drv.state_count = count;
 	dev.last_state_idx = -1;
 	dev.enabled = 1;
+	/* a new CPU: no tick taken in idle that a reflect() has not read */
+	tick_cpu_sched.got_idle_tick = 0;
 	return 0;
 }
 
