@@ -5,8 +5,8 @@
 # knobs (an "aggressiveness knob"), swept in the simulator.  The experiment
 # is Documentation/evaluation/tried/rteo-thresholds.patch, applied to a
 # copy of this tree's files (the working tree's, uncommitted changes
-# included; no history needed); it makes the default mode compare against per-cent thresholds, set with
-# cpuidle-sim --thresholds A,M,T,D:
+# included; no history needed); it makes the default mode compare against
+# per-cent thresholds, set with cpuidle-sim --thresholds A,M,T,D:
 #   A  intercepts below the candidate, over the rest, above which a
 #      shallower candidate is looked for (teo: 50)
 #   M  the share of those intercepts at or above the shallower candidate
@@ -18,8 +18,8 @@
 # fractions.
 # For every setting of the grid: rteo's four held-out figures and the same
 # on the tuning set (cpuidle-sim --json: the sets the targets of
-# cpuidle-sim --check are on; teo and menu from the same run).  Prints the grid
-# and three readings of it:
+# cpuidle-sim --check are on; teo and menu from the same run).  Prints the
+# grid and three readings of it:
 #   - chosen on the tuning set (the lowest tuning regret whose tuning too
 #     deep and IRQ exit latency are at most teo's), then on the held-out set;
 #   - the best on the held-out set itself, with hindsight, among the
@@ -39,7 +39,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 mkdir "$tmp/src"
-(cd "$TOP" && git ls-files -z | xargs -0 tar -cf -) | tar -xf - -C "$tmp/src"
+(cd "$TOP" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$tmp/src"
 git -C "$tmp/src" apply "$patch"
 cargo build --quiet --release --manifest-path "$tmp/src/tools/cpuidle-sim/Cargo.toml"
 sim=$CARGO_TARGET_DIR/release/cpuidle-sim
