@@ -86,26 +86,25 @@ else
 	echo "host: simulator ratchet not tried (no binary or no $sim_base)"; f=$((f + 1))
 fi
 
-# the bound quoted in rteo.rst (Documentation/evaluation/bound.md) is what
-# the simulator prints today on the stored corpus (cpuidle-sim --bound)
-bound_doc=$TOP/Documentation/evaluation/bound.md
-if [ -x "$sim" ] && out=$("$sim" --bound 2>&1) && [ "$out" = "$(cat "$bound_doc")" ]; then
-	echo "host: cpuidle-sim --bound prints Documentation/evaluation/bound.md"; p=$((p + 1))
-else
-	echo "host: cpuidle-sim --bound differs from Documentation/evaluation/bound.md (scripts/sim.sh writes it):"
-	diff <(echo "$out") "$bound_doc" | head -n 8 | sed 's/^/host: /'; f=$((f + 1))
-fi
-
-# teo's fractions as knobs (Documentation/evaluation/tried/
-# rteo-thresholds.patch on this tree): rteo.rst quotes what the sweep
-# prints today (Documentation/evaluation/thresholds.md)
-thr_doc=$TOP/Documentation/evaluation/thresholds.md
-if out=$("$TOP/scripts/rteo-thresholds.sh" 2>&1) && [ "$out" = "$(cat "$thr_doc")" ]; then
-	echo "host: scripts/rteo-thresholds.sh prints Documentation/evaluation/thresholds.md"; p=$((p + 1))
-else
-	echo "host: scripts/rteo-thresholds.sh differs from Documentation/evaluation/thresholds.md (or failed):"
-	diff <(echo "$out") "$thr_doc" | head -n 8 | sed 's/^/host: /'; f=$((f + 1))
-fi
+# prints_doc WHAT DOC HINT CMD...: a document rteo.rst quotes is what CMD
+# prints today (HINT: what writes DOC), byte for byte
+prints_doc() {
+	local what=$1 doc=$TOP/$2 hint=$3 out
+	shift 3
+	if out=$("$@" 2>&1) && [ "$out" = "$(cat "$doc")" ]; then
+		echo "host: $what prints ${doc#"$TOP"/}"; p=$((p + 1))
+	else
+		echo "host: $what differs from ${doc#"$TOP"/} or failed ($hint):"
+		diff <(echo "$out") "$doc" | head -n 8 | sed 's/^/host: /'; f=$((f + 1))
+	fi
+}
+# the information bound on the stored corpus (cpuidle-sim --bound)
+prints_doc "cpuidle-sim --bound" Documentation/evaluation/bound.md "scripts/sim.sh writes it" \
+	"$sim" --bound
+# teo's fractions and decay as knobs (Documentation/evaluation/tried/
+# rteo-thresholds.patch on this tree)
+prints_doc scripts/rteo-thresholds.sh Documentation/evaluation/thresholds.md \
+	"the script writes it" "$TOP/scripts/rteo-thresholds.sh"
 
 # rteo vs the kernel's teo.c: a fixed-seed subset (make parity runs more),
 # then the mutants that prove the harness can fail

@@ -68,7 +68,7 @@ KEYS = ("energy_regret", "too_deep_per_entry", "too_shallow_per_entry", "irq_exi
 REF = {"energy_regret": "teo", "too_deep_per_entry": "teo", "too_shallow_per_entry": "menu",
        "irq_exit_latency_us": "teo"}
 rows, ref = [], None
-for f in sorted(glob.glob(tmp + "/*.json")):
+for f in glob.glob(tmp + "/*.json"):
     setting = tuple(int(x) for x in os.path.basename(f)[:-5].split(","))
     d = json.load(open(f))
     try:
