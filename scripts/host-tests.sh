@@ -101,10 +101,12 @@ prints_doc() {
 # the information bound on the stored corpus (cpuidle-sim --bound)
 prints_doc "cpuidle-sim --bound" Documentation/evaluation/bound.md "scripts/sim.sh writes it" \
 	"$sim" --bound
-# teo's fractions and decay as knobs (Documentation/evaluation/tried/
-# rteo-thresholds.patch on this tree)
-prints_doc scripts/rteo-thresholds.sh Documentation/evaluation/thresholds.md \
-	"the script writes it" "$TOP/scripts/rteo-thresholds.sh"
+# the experiments of Documentation/evaluation/tried/ swept on this tree:
+# teo's fractions and decay as knobs, and the choice by context
+for x in thresholds context; do
+	prints_doc "scripts/rteo-sweep.sh $x" Documentation/evaluation/$x.md \
+		"the script writes it" "$TOP/scripts/rteo-sweep.sh" $x
+done
 
 # rteo vs the kernel's teo.c: a fixed-seed subset (make parity runs more),
 # then the mutants that prove the harness can fail
