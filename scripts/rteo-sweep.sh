@@ -15,8 +15,9 @@
 #      (teo: 50, a median)
 #   T  tick intercepts over the total at or above which the tick stays for
 #      a shallow state (teo: 2/3; 67 here)
-#   D  the metrics' decay: each period keeps 1 - 2^-D of them (teo: 3)
-#   The grid: A, M and T together with teo's decay, and D alone with teo's
+#   D  the metrics' decay under rule 4: each period keeps 1 - 2^-D of them
+#      (rteo: 2; teo: 3)
+#   The grid: A, M and T together with rteo's decay, and D alone with teo's
 #   fractions.
 # context     rteo-context.patch: teo's bins and median replaced, once the
 #             sleep length is known, by counts of how the periods of the
@@ -54,11 +55,11 @@ thresholds)
 	for a in 40 45 50 55 60 67 75; do
 		for m in 35 50 65 80; do
 			for t in 33 67 90 101; do
-				settings="$settings $a,$m,$t,3"
+				settings="$settings $a,$m,$t,2"
 			done
 		done
 	done
-	for d in 1 2 4 5 6; do
+	for d in 1 3 4 5 6; do
 		settings="$settings 50,50,67,$d"
 	done
 	;;

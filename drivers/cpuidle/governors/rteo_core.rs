@@ -39,6 +39,9 @@ pub const LATENCY_THRESHOLD_NS: i64 = RESIDENCY_THRESHOLD_NS / 2;
 pub const PULSE: u32 = 1024;
 /// Metrics lose `1 >> DECAY_SHIFT` of their value on every update.
 pub const DECAY_SHIFT: u32 = 3;
+/// The decay shift under rule 4 ([`rule::SHORT_MEMORY`]): one less, each
+/// update taking a quarter of the metrics' value.
+pub const SHORT_DECAY_SHIFT: u32 = DECAY_SHIFT - 1;
 /// "No timer": the sleep length when it is not known (`KTIME_MAX`).
 pub const KTIME_MAX: i64 = i64::MAX;
 
@@ -120,8 +123,11 @@ pub mod rule {
     pub const POLL_CARRY: u32 = 1 << 1;
     /// 3: a tight QoS limit alone does not skip the sleep length.
     pub const QOS_SLEEP_LENGTH: u32 = 1 << 2;
+    /// 4: the metrics lose a quarter of their value per idle period, not
+    /// an eighth.
+    pub const SHORT_MEMORY: u32 = 1 << 3;
     /// Every rule.
-    pub const ALL: u32 = (1 << 3) - 1;
+    pub const ALL: u32 = (1 << 4) - 1;
 
     /// Whether switching the rules of `off` off leaves a working set: only
     /// rules, and rule 2 not without rule 1.  Rule 2 keeps a timed-out
@@ -234,8 +240,8 @@ struct Scan {
     intercept_max_idx: isize,
 }
 
-fn decay(metric: &mut u32) {
-    let delta = *metric >> DECAY_SHIFT;
+fn decay(metric: &mut u32, shift: u32) {
+    let delta = *metric >> shift;
     if delta != 0 {
         *metric -= delta;
     } else {
@@ -261,8 +267,12 @@ impl Teo {
         let mut idx_timer = 0usize;
         let mut idx_duration = 0usize;
         let mut total: u32 = 0;
+        // Rule 4 (`rule::SHORT_MEMORY`): a shorter memory, the metrics
+        // decaying by `SHORT_DECAY_SHIFT` (worked out without a branch:
+        // select() is held to teo's instruction count).
+        let shift = DECAY_SHIFT - u32::from(self.on(rule::SHORT_MEMORY));
 
-        decay(&mut self.short_idles);
+        decay(&mut self.short_idles, shift);
 
         let poll_timed_out = env.take_poll_time_limit();
         self.poll_timeouts = if poll_timed_out {
@@ -308,9 +318,9 @@ impl Teo {
         for i in 0..states.len().min(STATE_MAX) {
             let s = &states[i];
             let bin = &mut self.state_bins[i];
-            decay(&mut bin.hits);
+            decay(&mut bin.hits, shift);
             total = total.wrapping_add(bin.hits);
-            decay(&mut bin.intercepts);
+            decay(&mut bin.intercepts, shift);
             total = total.wrapping_add(bin.intercepts);
 
             if s.target_residency_ns <= self.sleep_length_ns {
@@ -322,8 +332,8 @@ impl Teo {
         }
         self.total = total.wrapping_add(PULSE);
 
-        decay(&mut self.tick_intercepts);
-        decay(&mut self.total_tick);
+        decay(&mut self.tick_intercepts, shift);
+        decay(&mut self.total_tick, shift);
         if self.tick_wakeup {
             self.total_tick = self.total_tick.wrapping_add(PULSE);
             // Tick wakeups dominate: count a hit on the deepest state to
@@ -819,10 +829,10 @@ mod tests {
     #[test]
     fn decay_loses_an_eighth_and_floors_to_zero() {
         let mut m = PULSE;
-        decay(&mut m);
+        decay(&mut m, DECAY_SHIFT);
         assert_eq!(m, PULSE - PULSE / 8);
         let mut small = 7;
-        decay(&mut small);
+        decay(&mut small, DECAY_SHIFT);
         assert_eq!(small, 0);
     }
 
@@ -1093,6 +1103,28 @@ mod tests {
         assert!(c1 > 0 && c1e == 0);
         let (c1, c1e) = bins(Mode::Default);
         assert!(c1 == 0 && c1e > 0);
+    }
+
+    #[test]
+    fn default_mode_forgets_sooner() {
+        // Armada XP (no polling state, no QoS limit: rule 4 alone acts),
+        // 40 idles of 50 us, then idles of 20 ms; how many of those until
+        // the deep state is taken again
+        let periods = |mode| {
+            let mut env = TestEnv::new(&MVEBU_XP);
+            let mut teo = Teo::ZERO;
+            teo.set_mode(mode);
+            for _ in 0..40 {
+                env.period(&mut teo, 50_000, false);
+            }
+            (1..=40)
+                .find(|_| env.period(&mut teo, 20_000_000, false).idx == 2)
+                .unwrap_or(0)
+        };
+        // teo takes the deep state again at the 7th long idle, rteo at the
+        // 4th
+        assert_eq!(periods(Mode::Parity), 7);
+        assert_eq!(periods(Mode::Default), 4);
     }
 
     #[test]
