@@ -258,8 +258,12 @@ impl Teo {
     }
 
     /// Accounts the idle period that just ended (`teo_update()`).
+    ///
+    /// The metrics decay by `SHIFT` ([`DECAY_SHIFT`], or
+    /// [`SHORT_DECAY_SHIFT`] under rule 4): a constant, where a shift by
+    /// a variable would cost select() instructions.
     #[inline]
-    fn update<E: Env>(&mut self, env: &mut E) {
+    fn update<E: Env, const SHIFT: u32>(&mut self, env: &mut E) {
         let states = env.states();
         let count = states.len();
         let last = env.last_state_idx() as usize;
@@ -267,12 +271,8 @@ impl Teo {
         let mut idx_timer = 0usize;
         let mut idx_duration = 0usize;
         let mut total: u32 = 0;
-        // Rule 4 (`rule::SHORT_MEMORY`): a shorter memory, the metrics
-        // decaying by `SHORT_DECAY_SHIFT` (worked out without a branch:
-        // select() is held to teo's instruction count).
-        let shift = DECAY_SHIFT - u32::from(self.on(rule::SHORT_MEMORY));
 
-        decay(&mut self.short_idles, shift);
+        decay(&mut self.short_idles, SHIFT);
 
         let poll_timed_out = env.take_poll_time_limit();
         self.poll_timeouts = if poll_timed_out {
@@ -318,9 +318,9 @@ impl Teo {
         for i in 0..states.len().min(STATE_MAX) {
             let s = &states[i];
             let bin = &mut self.state_bins[i];
-            decay(&mut bin.hits, shift);
+            decay(&mut bin.hits, SHIFT);
             total = total.wrapping_add(bin.hits);
-            decay(&mut bin.intercepts, shift);
+            decay(&mut bin.intercepts, SHIFT);
             total = total.wrapping_add(bin.intercepts);
 
             if s.target_residency_ns <= self.sleep_length_ns {
@@ -332,8 +332,8 @@ impl Teo {
         }
         self.total = total.wrapping_add(PULSE);
 
-        decay(&mut self.tick_intercepts, shift);
-        decay(&mut self.total_tick, shift);
+        decay(&mut self.tick_intercepts, SHIFT);
+        decay(&mut self.total_tick, SHIFT);
         if self.tick_wakeup {
             self.total_tick = self.total_tick.wrapping_add(PULSE);
             // Tick wakeups dominate: count a hit on the deepest state to
@@ -416,7 +416,12 @@ impl Teo {
 
         // update metrics
         if env.last_state_idx() >= 0 {
-            self.update(env);
+            // Rule 4 (`rule::SHORT_MEMORY`): a shorter memory.
+            if self.on(rule::SHORT_MEMORY) {
+                self.update::<E, SHORT_DECAY_SHIFT>(env);
+            } else {
+                self.update::<E, DECAY_SHIFT>(env);
+            }
             env.set_last_state_idx(-1);
         }
         // Unknown until asked; a wakeup then counts as an intercept.
