@@ -123,7 +123,7 @@ rows.sort(key=lambda r: r[0])
 if len(rows) != planned:
     sys.exit("rteo-sweep: %d runs of %d" % (len(rows), planned))
 
-def fmt(setting, g, d, s="heldout"):
+def fmt(setting, g, s="heldout"):
     return ("%s %s: regret %.4f (%.2f x teo), too deep %.5f, too shallow %.5f, "
             "IRQ exit latency %.2f us" % (
                 knobs, ",".join(map(str, setting)), g[(s, KEYS[0])],
@@ -160,7 +160,7 @@ ok_t = [r for r in rows if within(r[1], "tuning", (KEYS[1], KEYS[3]))]
 if ok_t:
     pick = min(ok_t, key=lambda r: r[1][("tuning", KEYS[0])])
     print("chosen on the tuning set (%d of %d settings within teo's tuning too deep and latency): %s"
-          % (len(ok_t), len(rows), fmt(*pick)))
+          % (len(ok_t), len(rows), fmt(*pick[:2])))
     mine, was = by_table(pick[2]), by_table(landed)
     print("  its held-out regret by table (the patch at its defaults, teo): " + "; ".join(
         "%s %.4f (%.4f, %.4f)" % (t, mine[(t, "rteo")], was[(t, "rteo")], was[(t, "teo")])
@@ -172,9 +172,9 @@ ok_h = [r for r in rows if within(r[1], "heldout", KEYS[1:])]
 if ok_h:
     best = min(ok_h, key=lambda r: r[1][("heldout", KEYS[0])])
     print("best on the held-out set, with hindsight (%d settings meet its other three targets): %s"
-          % (len(ok_h), fmt(*best)))
+          % (len(ok_h), fmt(*best[:2])))
 else:
     print("best on the held-out set, with hindsight: no setting meets its other three targets")
 print("lowest held-out regret of any setting: %s"
-      % fmt(*min(rows, key=lambda r: r[1][("heldout", KEYS[0])])))
+      % fmt(*min(rows, key=lambda r: r[1][("heldout", KEYS[0])])[:2]))
 PY
