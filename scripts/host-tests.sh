@@ -101,6 +101,9 @@ prints_doc() {
 # the information bound on the stored corpus (cpuidle-sim --bound)
 prints_doc "cpuidle-sim --bound" Documentation/evaluation/bound.md "scripts/sim.sh writes it" \
 	"$sim" --bound
+# the bound's per-table policy in the closed loop, its weights swept
+prints_doc "cpuidle-sim --policy-sweep" Documentation/evaluation/policy.md "scripts/sim.sh writes it" \
+	"$sim" --policy-sweep
 # the experiments of Documentation/evaluation/tried/ swept on this tree:
 # teo's fractions and decay as knobs, and the choice by context
 for x in thresholds context; do

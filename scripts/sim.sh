@@ -5,7 +5,9 @@
 # corpus through rteo (both modes), teo.c, menu.c and the oracle, with the
 # cpuidle core's and the tick's own C from the kernel tree; writes
 # OUTDIR/sim.md and sim.json (also as OUTDIR/summary.json, the name runs
-# are compared by, as make bench's), prints the headline table, then draws
+# are compared by, as make bench's), the information bound (bound.md) and
+# the bound's policy swept in the closed loop (policy.md), prints the
+# headline table, then draws
 # OUTDIR/sim-*.png from the JSON (scripts/sim-plots.py, matplotlib under
 # Debian's /usr/bin/python3).  ARGS go to cpuidle-sim.
 set -euo pipefail
@@ -24,6 +26,7 @@ mkdir -p "$out"
 cargo build --quiet --release --manifest-path "$TOP/tools/cpuidle-sim/Cargo.toml"
 "$CARGO_TARGET_DIR/release/cpuidle-sim" --json "$out/sim.json" --md "$out/sim.md" "$@"
 "$CARGO_TARGET_DIR/release/cpuidle-sim" --bound "$@" >"$out/bound.md"
+"$CARGO_TARGET_DIR/release/cpuidle-sim" --policy-sweep "$@" >"$out/policy.md"
 "$py" "$TOP/scripts/sim-plots.py" "$out/sim.json" "$out" --md "$out/sim.md"
 cp "$out/sim.json" "$out/summary.json"
-echo "sim: report in $out/sim.md, summary in $out/summary.json, bound in $out/bound.md"
+echo "sim: report in $out/sim.md, summary in $out/summary.json, bound in $out/bound.md, policy sweep in $out/policy.md"

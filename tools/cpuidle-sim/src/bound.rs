@@ -27,12 +27,14 @@ use std::collections::BTreeMap;
 
 /// What one first-entry choice costs over some periods: energy, entries
 /// the kernel counts too deep, exit latency paid where an interrupt (not
-/// the timer) ended the period.
+/// the timer) ended the period, first entries the kernel counts too
+/// shallow.
 #[derive(Clone, Copy, Default, Debug, PartialEq)]
 pub(crate) struct Cost {
     pub energy: f64,
     pub too_deep: f64,
     pub irq_latency_ns: f64,
+    pub too_shallow: f64,
 }
 
 impl Cost {
@@ -40,20 +42,22 @@ impl Cost {
         self.energy += o.energy;
         self.too_deep += o.too_deep;
         self.irq_latency_ns += o.irq_latency_ns;
+        self.too_shallow += o.too_shallow;
     }
 }
 
 /// One entry of state `s` that lasts `len_ns` and that the wake-up ends if
 /// `woken`: its energy (as `simulate()` charges it), whether the kernel
-/// counts it too deep (`account()`), its exit latency.
-fn entry(t: &Table, s: usize, len_ns: i64) -> (f64, bool, i64) {
+/// counts it too deep and too shallow (`account()`), its exit latency.
+fn entry(t: &Table, s: usize, len_ns: i64) -> (f64, bool, bool, i64) {
     let st = &t.states[s];
     let lat = if st.polling { 0 } else { st.exit_latency_ns };
     let diff = len_ns + lat;
-    let (above, _) = crate::account(&t.states, 0, s, diff);
+    let (above, below) = crate::account(&t.states, 0, s, diff);
     (
         t.model_mw[s] * diff as f64 + t.active_mw * lat as f64,
         above,
+        below,
         lat,
     )
 }
@@ -76,26 +80,30 @@ fn cost(t: &Table, c: usize, e: &Episode, poll_limit_ns: i64, qos_ns: i64) -> Co
     }
     let irq = e.src == Src::Irq;
     let idle = e.wake_ns;
+    let count = |b: bool| f64::from(u8::from(b));
     if idle <= end {
-        let (energy, above, lat) = entry(t, s, idle);
+        let (energy, above, below, lat) = entry(t, s, idle);
         return Cost {
             energy,
-            too_deep: f64::from(u8::from(above)),
+            too_deep: count(above),
             irq_latency_ns: if irq { lat as f64 } else { 0.0 },
+            too_shallow: count(below),
         };
     }
-    let (energy, above, lat) = entry(t, s, end);
+    let (energy, above, below, lat) = entry(t, s, end);
     let mut out = Cost {
         energy,
-        too_deep: f64::from(u8::from(above)),
+        too_deep: count(above),
         irq_latency_ns: 0.0,
+        too_shallow: count(below),
     };
     let rest = (idle - end - lat).max(1);
-    let (energy, above, lat) = entry(t, oracle(t, rest, qos_ns), rest);
+    let (energy, above, _, lat) = entry(t, oracle(t, rest, qos_ns), rest);
     out.add(Cost {
         energy,
-        too_deep: f64::from(u8::from(above)),
+        too_deep: count(above),
         irq_latency_ns: if irq { lat as f64 } else { 0.0 },
+        too_shallow: 0.0,
     });
     out
 }
@@ -114,6 +122,127 @@ pub(crate) fn cheapest_entry(t: &Table, e: &Episode) -> f64 {
 /// The oracle's energy for the episode, as `simulate()` charges it.
 pub(crate) fn oracle_energy(t: &Table, e: &Episode, qos_ns: i64) -> f64 {
     entry(t, oracle(t, e.wake_ns, qos_ns), e.wake_ns).0
+}
+
+/// A period's context: the state the sleep length allows, then, newest
+/// first, the last `k` periods of `past` (each pushed as whether the timer
+/// ended it, then the state its length fits).
+fn context(sleep_state: usize, past: &[u8], k: usize) -> Vec<u8> {
+    let mut ctx = vec![sleep_state as u8];
+    ctx.extend(past.iter().rev().take(2 * k));
+    ctx
+}
+
+/// A governor that follows a [`Policy`] made on other traces
+/// ([`Contexts::policy`]), in the simulator's closed loop, where the bound
+/// gives the policy what no governor has: the tick's cost and the best
+/// state after it.  It knows what a governor knows: the sleep length at
+/// each entry, the residencies, whether the tick ended an entry.  An entry
+/// that the tick did not end ends the period (as the bound's periods, one
+/// wake-up each); the period's length and whether it reached the first
+/// entry's sleep length (the timer) make the next periods' context.  The
+/// first entry of a period takes the policy's choice for its context (the
+/// timer's state with the tick stopped where the policy has none, as
+/// [`Contexts::apply`]); an entry after a tick takes the state the sleep
+/// length left allows, the tick stopped.  A state beyond the latency limit
+/// gives way to the deepest one within it.
+pub(crate) struct PolicyGov {
+    policy: Policy,
+    k: usize,
+    table: &'static str,
+    states: Vec<crate::State>,
+    /// What [`Contexts::add`] keeps of the past periods, oldest first.
+    past: Vec<u8>,
+    /// Whether an entry of the current period was made (the next one
+    /// follows a tick).
+    in_period: bool,
+    first_sleep_ns: i64,
+    elapsed_ns: i64,
+    qos_ns: i64,
+}
+
+impl PolicyGov {
+    pub(crate) fn new(policy: Policy, k: usize) -> Self {
+        Self {
+            policy,
+            k,
+            table: "",
+            states: Vec::new(),
+            past: Vec::new(),
+            in_period: false,
+            first_sleep_ns: 0,
+            elapsed_ns: 0,
+            qos_ns: i64::MAX,
+        }
+    }
+
+    /// The deepest state `ns` of idle time fits (the oracle's rule).
+    fn fits(&self, ns: i64) -> usize {
+        let within = self
+            .states
+            .iter()
+            .take_while(|s| s.exit_latency_ns <= self.qos_ns)
+            .count();
+        self.states[..within]
+            .iter()
+            .rposition(|s| s.target_residency_ns <= ns)
+            .unwrap_or(0)
+    }
+}
+
+/// Slack for a period that reached its first entry's sleep length: the
+/// timer ended it.
+const TIMER_SLACK_NS: i64 = 2_000;
+
+impl crate::Governor for PolicyGov {
+    fn name(&self) -> &'static str {
+        "policy"
+    }
+    fn reset(&mut self, t: &Table) {
+        self.table = t.name;
+        self.states.clone_from(&t.states);
+        self.past.clear();
+        self.in_period = false;
+    }
+    fn select(&mut self, q: &crate::Query) -> (usize, bool) {
+        let n = self.states.len();
+        self.qos_ns = q.latency_req_ns;
+        let allowed = self.fits(q.sleep_ns);
+        let choice = if self.in_period {
+            allowed
+        } else {
+            self.in_period = true;
+            self.first_sleep_ns = q.sleep_ns;
+            self.elapsed_ns = 0;
+            let key = (self.table, "", context(allowed, &self.past, self.k));
+            self.policy.get(&key).copied().unwrap_or(allowed)
+        };
+        let (mut s, tick_kept) = (choice % n, choice >= n);
+        while s > 0 && !self.states[s].polling && self.states[s].exit_latency_ns > q.latency_req_ns
+        {
+            s -= 1;
+        }
+        (s, !tick_kept)
+    }
+    fn poll_time_limit(&self) -> bool {
+        false
+    }
+    fn wakeup(&mut self, _idx: usize, residency_ns: u64, poll_time_limit: bool, got_tick: bool) {
+        self.elapsed_ns = self
+            .elapsed_ns
+            .saturating_add(i64::try_from(residency_ns).unwrap_or(i64::MAX));
+        if got_tick || poll_time_limit {
+            return;
+        }
+        let timer = self.elapsed_ns + TIMER_SLACK_NS >= self.first_sleep_ns;
+        self.past.push(u8::from(timer));
+        let fits = self.fits(self.elapsed_ns);
+        self.past.push(fits as u8);
+        if self.past.len() > 2 * self.k {
+            self.past.drain(..self.past.len() - 2 * self.k);
+        }
+        self.in_period = false;
+    }
 }
 
 /// (table, group, context): where a policy makes one choice.
@@ -152,8 +281,7 @@ impl Contexts {
         let mut past: Vec<u8> = Vec::new();
         for e in trace {
             let qos_ns = i64::from(e.qos_us).saturating_mul(1000);
-            let mut ctx = vec![oracle(t, e.sleep_ns, qos_ns) as u8];
-            ctx.extend(past.iter().rev().take(2 * k));
+            let ctx = context(oracle(t, e.sleep_ns, qos_ns), &past, k);
             let row = self
                 .rows
                 .entry((t.name, group, ctx))
@@ -213,13 +341,17 @@ impl Contexts {
         )
     }
 
-    /// The choice per context at weights `w_deep`, `w_lat` ([`Self::best`]).
-    pub(crate) fn policy(&self, w_deep: f64, w_lat: f64) -> Policy {
+    /// The choice per context at weights `w_deep`, `w_lat` ([`Self::best`])
+    /// and `w_shallow` on first entries too shallow (per period).
+    pub(crate) fn policy(&self, w_deep: f64, w_shallow: f64, w_lat: f64) -> Policy {
         let eo = self.oracle_energy;
         let p = self.periods.max(1) as f64;
         let ni = self.irq_periods.max(1) as f64;
         let score = |c: &Cost| {
-            c.energy / eo + w_deep * c.too_deep / p + w_lat * c.irq_latency_ns / ni / 1000.0
+            c.energy / eo
+                + w_deep * c.too_deep / p
+                + w_shallow * c.too_shallow / p
+                + w_lat * c.irq_latency_ns / ni / 1000.0
         };
         self.rows
             .iter()
@@ -371,11 +503,37 @@ mod tests {
         let t = table_named("mvebu-370").unwrap();
         let tr = short_among_long(100, 3);
         let c = contexts(&t, &tr, 1);
-        let p = c.policy(0.0, 0.0);
+        let p = c.policy(0.0, 0.0, 0.0);
         assert_eq!(c.apply(&p), c.best(0.0, 0.0));
         let timer = c.apply(&Policy::new());
         let alone = contexts(&t, &tr, 0);
         let stopped = alone.rows.values().next().unwrap()[1].unwrap();
         assert!((timer.0 - (stopped.energy / alone.oracle_energy - 1.0)).abs() < 1e-12);
+    }
+
+    /// In the closed loop the policy governor finds the context itself:
+    /// with one period of history it tells the alternating periods apart
+    /// (its regret well below the sleep length alone's), and scores the
+    /// bound's choices where the bound's world and the loop agree (no
+    /// tick: every choice stops it, one entry per period).
+    #[test]
+    fn policy_governor_finds_its_context() {
+        let t = table_named("mvebu-370").unwrap();
+        let tr: Vec<Episode> = (0..200)
+            .map(|i| ep(3000, if i % 2 == 0 { 20 } else { 2500 }, Src::Irq))
+            .collect();
+        let mut core = crate::simcore::Core::lock();
+        let mut run = |k: usize| {
+            let c = contexts(&t, &tr, k);
+            let p = c.policy(0.0, 0.0, 0.0);
+            let mut g = PolicyGov::new(p, k);
+            let s = crate::simulate(&mut core, &mut g, &t, "test", &tr);
+            (s.regret(), c.best(0.0, 0.0).0)
+        };
+        let (closed0, bound0) = run(0);
+        let (closed1, bound1) = run(1);
+        assert!(bound1 <= 1e-12 && bound0 > 0.05, "{bound0} {bound1}");
+        assert!(closed1 < 0.01, "k=1: {closed1}");
+        assert!(closed0 > closed1 + 0.05, "k=0: {closed0}, k=1: {closed1}");
     }
 }

@@ -1156,6 +1156,169 @@ fn score_of(rows: &[Row], gov: &str, set: Option<Set>, class: Option<&str>) -> S
     }
 }
 
+/// The traces of `set`, each with its table, class and the poll limit of
+/// the table, as the corpus runs them.
+fn set_traces<'t>(
+    rows: &[Row],
+    tabs: &'t [Table],
+    recorded: &[Recorded],
+    classes: &[&'static str],
+    limits: &[(&'static str, u64)],
+    episodes: usize,
+    set: Set,
+) -> Vec<(&'t Table, &'static str, Vec<Episode>, i64)> {
+    let mut out = Vec::new();
+    for t in tabs {
+        let limit = limits
+            .iter()
+            .find(|l| l.0 == t.name)
+            .map_or(0, |l| l.1 as i64);
+        for &class in classes {
+            let in_set = rows
+                .iter()
+                .any(|r| r.gov == "teo" && r.table == t.name && r.class == class && set.has(r));
+            if !in_set {
+                continue;
+            }
+            let trace = match CLASSES.iter().find(|c| c.0 == class) {
+                Some(&(_, seed)) => generate(class, seed, episodes, t),
+                None => match recorded.iter().find(|r| r.name == class) {
+                    Some(r) => r.episodes.clone(),
+                    None => continue,
+                },
+            };
+            out.push((t, class, trace, limit));
+        }
+    }
+    out
+}
+
+/// `policy`'s score in the simulator's closed loop ([`bound::PolicyGov`])
+/// on `traces`.
+fn closed_loop(
+    core: &mut Core,
+    policy: &bound::Policy,
+    k: usize,
+    traces: &[(&Table, &'static str, Vec<Episode>, i64)],
+) -> Score {
+    let mut sc = Score::default();
+    for (t, class, trace, _) in traces {
+        let mut g = bound::PolicyGov::new(policy.clone(), k);
+        sc.add(&simulate(core, &mut g, t, class, trace));
+    }
+    sc
+}
+
+/// `--policy-sweep`: the tuning set's policy per table ([`bound_table`]'s
+/// last columns) made at every weight of a grid on too-deep entries,
+/// too-shallow first entries and IRQ exit latency, each in the closed loop
+/// on the tuning and the held-out sets, with k = 1 and 2 periods of
+/// history; then three readings: the weights chosen on the tuning set
+/// (the lowest tuning regret within teo's too-deep rate and IRQ exit
+/// latency and menu's too-shallow rate, per entry), the best held-out
+/// regret within the held-out targets (with hindsight), the lowest
+/// held-out regret within teo's too-deep rate and latency alone.
+fn policy_sweep(
+    core: &mut Core,
+    rows: &[Row],
+    tabs: &[Table],
+    recorded: &[Recorded],
+    classes: &[&'static str],
+    limits: &[(&'static str, u64)],
+    episodes: usize,
+) -> String {
+    const WEIGHTS: [f64; 4] = [0.0, 0.03, 0.3, 3.0];
+    let traces = |set| set_traces(rows, tabs, recorded, classes, limits, episodes, set);
+    let (tuning, heldout) = (traces(Set::NoQos), traces(Set::Heldout));
+    // (regret, too deep per entry, too shallow per entry, latency)
+    let fig = |s: &Score| {
+        let (d, sh) = s.per_entry();
+        (s.regret(), d / 100.0, sh / 100.0, s.latency_us())
+    };
+    let fmt =
+        |f: (f64, f64, f64, f64)| format!("{:.4} | {:.5} | {:.5} | {:.2}", f.0, f.1, f.2, f.3);
+    let (teo_t, menu_t) = (
+        fig(&score_of(rows, "teo", Some(Set::NoQos), None)),
+        fig(&score_of(rows, "menu", Some(Set::NoQos), None)),
+    );
+    let (teo_h, menu_h) = (
+        fig(&score_of(rows, "teo", Some(Set::Heldout), None)),
+        fig(&score_of(rows, "menu", Some(Set::Heldout), None)),
+    );
+    let mut out = format!(
+        "cpuidle-sim --policy-sweep: the tuning set's policy per table in the closed loop; per entry: too deep, too shallow\n\nteo: tuning {}; held out {}\nmenu: tuning {}; held out {}\n\n| k | w deep | w shallow | w latency | tuning regret | too deep | too shallow | IRQ exit latency (us) | held-out regret | too deep | too shallow | IRQ exit latency (us) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        fmt(teo_t),
+        fmt(teo_h),
+        fmt(menu_t),
+        fmt(menu_h)
+    );
+    let mut runs = Vec::new();
+    for k in [1, 2] {
+        let mut ctx = bound::Contexts::default();
+        for (t, _, trace, limit) in &tuning {
+            ctx.add(t, "", trace, *limit, k);
+        }
+        for wd in WEIGHTS {
+            for ws in WEIGHTS {
+                for wl in WEIGHTS {
+                    let p = ctx.policy(wd, ws, wl);
+                    let (a, b) = (
+                        fig(&closed_loop(core, &p, k, &tuning)),
+                        fig(&closed_loop(core, &p, k, &heldout)),
+                    );
+                    let _ = writeln!(
+                        out,
+                        "| {k} | {wd} | {ws} | {wl} | {} | {} |",
+                        fmt(a),
+                        fmt(b)
+                    );
+                    runs.push(((k, wd, ws, wl), a, b));
+                }
+            }
+        }
+    }
+    let reading = |what: &str, pick: Option<&((usize, f64, f64, f64), _, _)>| match pick {
+        Some(&((k, wd, ws, wl), a, b)) => format!(
+            "{what}: k {k}, weights {wd}, {ws}, {wl}: tuning {}; held out {} ({:.2} x teo)\n",
+            fmt(a),
+            fmt(b),
+            b.0 / teo_h.0
+        ),
+        None => format!("{what}: none\n"),
+    };
+    let within =
+        |f: &(f64, f64, f64, f64), teo: &(f64, f64, f64, f64), menu: &(f64, f64, f64, f64)| {
+            f.1 <= teo.1 && f.2 <= menu.2 && f.3 <= teo.3
+        };
+    let chosen = runs
+        .iter()
+        .filter(|r| within(&r.1, &teo_t, &menu_t))
+        .min_by(|x, y| x.1 .0.total_cmp(&y.1 .0));
+    let best = runs
+        .iter()
+        .filter(|r| within(&r.2, &teo_h, &menu_h))
+        .min_by(|x, y| x.2 .0.total_cmp(&y.2 .0));
+    let deep_lat = runs
+        .iter()
+        .filter(|r| r.2 .1 <= teo_h.1 && r.2 .3 <= teo_h.3)
+        .min_by(|x, y| x.2 .0.total_cmp(&y.2 .0));
+    let lowest = runs.iter().min_by(|x, y| x.2 .0.total_cmp(&y.2 .0));
+    out += &reading(
+        "chosen on the tuning set (within teo's too deep and latency, menu's too shallow)",
+        chosen,
+    );
+    out += &reading(
+        "best held out within its three targets, with hindsight",
+        best,
+    );
+    out += &reading(
+        "lowest held out within teo's too deep and latency, with hindsight",
+        deep_lat,
+    );
+    out += &reading("lowest held out of any", lowest);
+    out
+}
+
 /// Most periods of history [`bound_table`] takes as context.
 const BOUND_K: usize = 3;
 
@@ -1165,7 +1328,9 @@ const BOUND_K: usize = 3;
 /// trace with energy alone, then the lowest regret that keeps too deep
 /// and the IRQ exit latency at teo's (energy weighed against both, the
 /// weights swept), a policy per trace and one per table for every trace
-/// of the set.
+/// of the set; last, the tuning set's policy per table, on each set, and
+/// the same in the simulator's closed loop, where it pays for the tick and
+/// decides again after it as a governor would ([`bound::PolicyGov`]).
 fn bound_table(
     core: &mut Core,
     rows: &[Row],
@@ -1176,7 +1341,7 @@ fn bound_table(
     episodes: usize,
 ) -> String {
     let mut out = String::from(
-        "regret / too deep per 100 periods / IRQ exit latency (us); the energy model's optimum: the regret of the cheapest state for every period, clairvoyant\n\n| set | k | teo | rteo | the timer alone | the model's optimum | bound per trace, energy alone | bound per trace, too deep and latency at most teo's | bound per table, the same | per table, made on the tuning set |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        "regret / too deep per 100 periods / IRQ exit latency (us); the energy model's optimum: the regret of the cheapest state for every period, clairvoyant\n\n| set | k | teo | rteo | the timer alone | the model's optimum | bound per trace, energy alone | bound per trace, too deep and latency at most teo's | bound per table, the same | per table, made on the tuning set | the same, closed loop |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let fmt = |(r, d, l): (f64, f64, f64)| format!("{r:.4} / {d:.2} / {l:.2}");
     let of = |s: &Score| fmt((s.regret(), s.too_deep(), s.latency_us()));
@@ -1192,34 +1357,16 @@ fn bound_table(
         let teo = score_of(rows, "teo", Some(set), None);
         let rteo = score_of(rows, "rteo", Some(set), None);
         let mut timer = Score::default();
+        let traces = set_traces(rows, tabs, recorded, classes, limits, episodes, set);
         for (k, made) in made.iter_mut().enumerate() {
             let (mut per_trace, mut per_table) =
                 (bound::Contexts::default(), bound::Contexts::default());
-            for t in tabs {
-                let limit = limits
-                    .iter()
-                    .find(|l| l.0 == t.name)
-                    .map_or(0, |l| l.1 as i64);
-                for &class in classes {
-                    let in_set = rows.iter().any(|r| {
-                        r.gov == "teo" && r.table == t.name && r.class == class && set.has(r)
-                    });
-                    if !in_set {
-                        continue;
-                    }
-                    let trace = match CLASSES.iter().find(|c| c.0 == class) {
-                        Some(&(_, seed)) => generate(class, seed, episodes, t),
-                        None => match recorded.iter().find(|r| r.name == class) {
-                            Some(r) => r.episodes.clone(),
-                            None => continue,
-                        },
-                    };
-                    per_trace.add(t, class, &trace, limit, k);
-                    per_table.add(t, "", &trace, limit, k);
-                    if k == 0 {
-                        let mut g = TimerOnly(Vec::new());
-                        timer.add(&simulate(core, &mut g, t, class, &trace));
-                    }
+            for (t, class, trace, limit) in &traces {
+                per_trace.add(t, class, trace, *limit, k);
+                per_table.add(t, "", trace, *limit, k);
+                if k == 0 {
+                    let mut g = TimerOnly(Vec::new());
+                    timer.add(&simulate(core, &mut g, t, class, trace));
                 }
             }
             // the tuning set's per-table policy at the weights that keep it
@@ -1228,14 +1375,17 @@ fn bound_table(
                 None => {
                     *made = per_table
                         .weights_within(teo.too_deep(), teo.latency_us())
-                        .map(|(_, wd, wl)| per_table.policy(wd, wl));
+                        .map(|(_, wd, wl)| per_table.policy(wd, 0.0, wl));
                     "(made here)".to_string()
                 }
                 Some(p) => fmt(per_table.apply(p)),
             };
+            let closed = made.as_ref().map_or("none".to_string(), |p| {
+                of(&closed_loop(core, p, k, &traces))
+            });
             let _ = writeln!(
                 out,
-                "| {name} | {k} | {} | {} | {} | {:.4} | {} | {} | {} | {made_here} |",
+                "| {name} | {k} | {} | {} | {} | {:.4} | {} | {} | {} | {made_here} | {closed} |",
                 of(&teo),
                 of(&rteo),
                 of(&timer),
@@ -1560,6 +1710,7 @@ fn main() -> ExitCode {
     let mut relax_ns = 1u64;
     let mut exact_poll = false;
     let mut bound = false;
+    let mut policy_sweep_on = false;
     let mut corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus").to_string();
     let (mut replay, mut table, mut gov) = (None, None, None);
     let mut wake_delay_ns = None;
@@ -1656,6 +1807,11 @@ fn main() -> ExitCode {
             }
             "--bound" => {
                 bound = true;
+                i += 1;
+                continue;
+            }
+            "--policy-sweep" => {
+                policy_sweep_on = true;
                 i += 1;
                 continue;
             }
@@ -1803,6 +1959,21 @@ fn main() -> ExitCode {
                 });
             }
         }
+    }
+    if policy_sweep_on {
+        print!(
+            "{}",
+            policy_sweep(
+                &mut core,
+                &rows,
+                &tabs,
+                &recorded,
+                &class_names,
+                &limits,
+                episodes
+            )
+        );
+        return ExitCode::SUCCESS;
     }
     if bound {
         print!(
