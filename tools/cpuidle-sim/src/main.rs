@@ -1217,7 +1217,8 @@ fn closed_loop(
 /// (the lowest tuning regret within teo's too-deep rate and IRQ exit
 /// latency and menu's too-shallow rate, per entry), the best held-out
 /// regret within the held-out targets (with hindsight), the lowest
-/// held-out regret within teo's too-deep rate and latency alone.
+/// held-out regret within teo's too-deep rate and latency, within each
+/// alone, and of any setting (with hindsight).
 fn policy_sweep(
     core: &mut Core,
     rows: &[Row],
@@ -1294,15 +1295,16 @@ fn policy_sweep(
         .iter()
         .filter(|r| within(&r.1, &teo_t, &menu_t))
         .min_by(|x, y| x.1 .0.total_cmp(&y.1 .0));
-    let best = runs
-        .iter()
-        .filter(|r| within(&r.2, &teo_h, &menu_h))
-        .min_by(|x, y| x.2 .0.total_cmp(&y.2 .0));
-    let deep_lat = runs
-        .iter()
-        .filter(|r| r.2 .1 <= teo_h.1 && r.2 .3 <= teo_h.3)
-        .min_by(|x, y| x.2 .0.total_cmp(&y.2 .0));
-    let lowest = runs.iter().min_by(|x, y| x.2 .0.total_cmp(&y.2 .0));
+    let lowest_with = |keep: &dyn Fn(&(f64, f64, f64, f64)) -> bool| {
+        runs.iter()
+            .filter(|r| keep(&r.2))
+            .min_by(|x, y| x.2 .0.total_cmp(&y.2 .0))
+    };
+    let best = lowest_with(&|f| within(f, &teo_h, &menu_h));
+    let deep_lat = lowest_with(&|f| f.1 <= teo_h.1 && f.3 <= teo_h.3);
+    let deep = lowest_with(&|f| f.1 <= teo_h.1);
+    let lat = lowest_with(&|f| f.3 <= teo_h.3);
+    let lowest = lowest_with(&|_| true);
     out += &reading(
         "chosen on the tuning set (within teo's too deep and latency, menu's too shallow)",
         chosen,
@@ -1314,6 +1316,14 @@ fn policy_sweep(
     out += &reading(
         "lowest held out within teo's too deep and latency, with hindsight",
         deep_lat,
+    );
+    out += &reading(
+        "lowest held out within teo's too deep alone, with hindsight",
+        deep,
+    );
+    out += &reading(
+        "lowest held out within teo's latency alone, with hindsight",
+        lat,
     );
     out += &reading("lowest held out of any", lowest);
     out
