@@ -1156,17 +1156,32 @@ fn score_of(rows: &[Row], gov: &str, set: Option<Set>, class: Option<&str>) -> S
     }
 }
 
+/// The corpus as the simulator ran it: its results, tables, recorded
+/// traces, class names, each table's poll limit, episodes per synthetic
+/// trace.
+struct Corpus<'a> {
+    rows: &'a [Row],
+    tabs: &'a [Table],
+    recorded: &'a [Recorded],
+    classes: &'a [&'static str],
+    limits: &'a [(&'static str, u64)],
+    episodes: usize,
+}
+
 /// The traces of `set`, each with its table, class and the poll limit of
 /// the table, as the corpus runs them.
 fn set_traces<'t>(
-    rows: &[Row],
-    tabs: &'t [Table],
-    recorded: &[Recorded],
-    classes: &[&'static str],
-    limits: &[(&'static str, u64)],
-    episodes: usize,
+    corpus: &Corpus<'t>,
     set: Set,
 ) -> Vec<(&'t Table, &'static str, Vec<Episode>, i64)> {
+    let Corpus {
+        rows,
+        tabs,
+        recorded,
+        classes,
+        limits,
+        episodes,
+    } = *corpus;
     let mut out = Vec::new();
     for t in tabs {
         let limit = limits
@@ -1219,17 +1234,10 @@ fn closed_loop(
 /// regret within the held-out targets (with hindsight), the lowest
 /// held-out regret within teo's too-deep rate and latency, within each
 /// alone, and of any setting (with hindsight).
-fn policy_sweep(
-    core: &mut Core,
-    rows: &[Row],
-    tabs: &[Table],
-    recorded: &[Recorded],
-    classes: &[&'static str],
-    limits: &[(&'static str, u64)],
-    episodes: usize,
-) -> String {
+fn policy_sweep(core: &mut Core, corpus: &Corpus) -> String {
     const WEIGHTS: [f64; 4] = [0.0, 0.03, 0.3, 3.0];
-    let traces = |set| set_traces(rows, tabs, recorded, classes, limits, episodes, set);
+    let rows = corpus.rows;
+    let traces = |set| set_traces(corpus, set);
     let (tuning, heldout) = (traces(Set::NoQos), traces(Set::Heldout));
     // (regret, too deep per entry, too shallow per entry, latency)
     let fig = |s: &Score| {
@@ -1295,7 +1303,8 @@ fn policy_sweep(
         .iter()
         .filter(|r| within(&r.1, &teo_t, &menu_t))
         .min_by(|x, y| x.1 .0.total_cmp(&y.1 .0));
-    let lowest_with = |keep: &dyn Fn(&(f64, f64, f64, f64)) -> bool| {
+    type Figures = (f64, f64, f64, f64);
+    let lowest_with = |keep: &dyn Fn(&Figures) -> bool| {
         runs.iter()
             .filter(|r| keep(&r.2))
             .min_by(|x, y| x.2 .0.total_cmp(&y.2 .0))
@@ -1341,15 +1350,8 @@ const BOUND_K: usize = 3;
 /// of the set; last, the tuning set's policy per table, on each set, and
 /// the same in the simulator's closed loop, where it pays for the tick and
 /// decides again after it as a governor would ([`bound::PolicyGov`]).
-fn bound_table(
-    core: &mut Core,
-    rows: &[Row],
-    tabs: &[Table],
-    recorded: &[Recorded],
-    classes: &[&'static str],
-    limits: &[(&'static str, u64)],
-    episodes: usize,
-) -> String {
+fn bound_table(core: &mut Core, corpus: &Corpus) -> String {
+    let Corpus { rows, .. } = *corpus;
     let mut out = String::from(
         "regret / too deep per 100 periods / IRQ exit latency (us); the energy model's optimum: the regret of the cheapest state for every period, clairvoyant\n\n| set | k | teo | rteo | the timer alone | the model's optimum | bound per trace, energy alone | bound per trace, too deep and latency at most teo's | bound per table, the same | per table, made on the tuning set | the same, closed loop |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
@@ -1367,7 +1369,7 @@ fn bound_table(
         let teo = score_of(rows, "teo", Some(set), None);
         let rteo = score_of(rows, "rteo", Some(set), None);
         let mut timer = Score::default();
-        let traces = set_traces(rows, tabs, recorded, classes, limits, episodes, set);
+        let traces = set_traces(corpus, set);
         for (k, made) in made.iter_mut().enumerate() {
             let (mut per_trace, mut per_table) =
                 (bound::Contexts::default(), bound::Contexts::default());
@@ -1970,34 +1972,25 @@ fn main() -> ExitCode {
             }
         }
     }
-    if policy_sweep_on {
-        print!(
-            "{}",
-            policy_sweep(
-                &mut core,
-                &rows,
-                &tabs,
-                &recorded,
-                &class_names,
-                &limits,
-                episodes
-            )
-        );
-        return ExitCode::SUCCESS;
-    }
-    if bound {
-        print!(
-            "{}",
-            bound_table(
-                &mut core,
-                &rows,
-                &tabs,
-                &recorded,
-                &class_names,
-                &limits,
-                episodes
-            )
-        );
+    // the reports of the information bound's policies, in place of the
+    // corpus tables
+    let report: Option<fn(&mut Core, &Corpus) -> String> = if policy_sweep_on {
+        Some(policy_sweep)
+    } else if bound {
+        Some(bound_table)
+    } else {
+        None
+    };
+    if let Some(report) = report {
+        let corpus = Corpus {
+            rows: &rows,
+            tabs: &tabs,
+            recorded: &recorded,
+            classes: &class_names,
+            limits: &limits,
+            episodes,
+        };
+        print!("{}", report(&mut core, &corpus));
         return ExitCode::SUCCESS;
     }
     // (held out, QoS-limited on some table)
