@@ -178,15 +178,7 @@ impl PolicyGov {
 
     /// The deepest state `ns` of idle time fits (the oracle's rule).
     fn fits(&self, ns: i64) -> usize {
-        let within = self
-            .states
-            .iter()
-            .take_while(|s| s.exit_latency_ns <= self.qos_ns)
-            .count();
-        self.states[..within]
-            .iter()
-            .rposition(|s| s.target_residency_ns <= ns)
-            .unwrap_or(0)
+        crate::deepest_fit(&self.states, ns, self.qos_ns)
     }
 }
 
@@ -512,10 +504,9 @@ mod tests {
     }
 
     /// In the closed loop the policy governor finds the context itself:
-    /// with one period of history it tells the alternating periods apart
-    /// (its regret well below the sleep length alone's), and scores the
-    /// bound's choices where the bound's world and the loop agree (no
-    /// tick: every choice stops it, one entry per period).
+    /// with one period of history it tells the alternating periods apart,
+    /// as the bound does (its regret near 0, well below the sleep length
+    /// alone's).
     #[test]
     fn policy_governor_finds_its_context() {
         let t = table_named("mvebu-370").unwrap();

@@ -912,8 +912,14 @@ impl Score {
 
 /// The deepest state for `idle_ns` of idle time under `qos_ns`.
 fn oracle(t: &Table, idle_ns: i64, qos_ns: i64) -> usize {
+    deepest_fit(&t.states, idle_ns, qos_ns)
+}
+
+/// The deepest of `states` for `idle_ns` of idle time under `qos_ns`
+/// ([`oracle`]'s rule, for a governor that keeps the states alone).
+fn deepest_fit(states: &[State], idle_ns: i64, qos_ns: i64) -> usize {
     let mut best = 0;
-    for (i, s) in t.states.iter().enumerate() {
+    for (i, s) in states.iter().enumerate() {
         if s.exit_latency_ns > qos_ns {
             break;
         }
@@ -1228,7 +1234,7 @@ fn closed_loop(
 /// last columns) made at every weight of a grid on too-deep entries,
 /// too-shallow first entries and IRQ exit latency, each in the closed loop
 /// on the tuning and the held-out sets, with k = 1 and 2 periods of
-/// history; then three readings: the weights chosen on the tuning set
+/// history; then the readings: the weights chosen on the tuning set
 /// (the lowest tuning regret within teo's too-deep rate and IRQ exit
 /// latency and menu's too-shallow rate, per entry), the best held-out
 /// regret within the held-out targets (with hindsight), the lowest
@@ -1236,16 +1242,16 @@ fn closed_loop(
 /// alone, and of any setting (with hindsight).
 fn policy_sweep(core: &mut Core, corpus: &Corpus) -> String {
     const WEIGHTS: [f64; 4] = [0.0, 0.03, 0.3, 3.0];
+    // (regret, too deep per entry, too shallow per entry, latency)
+    type Figures = (f64, f64, f64, f64);
     let rows = corpus.rows;
     let traces = |set| set_traces(corpus, set);
     let (tuning, heldout) = (traces(Set::NoQos), traces(Set::Heldout));
-    // (regret, too deep per entry, too shallow per entry, latency)
-    let fig = |s: &Score| {
+    let fig = |s: &Score| -> Figures {
         let (d, sh) = s.per_entry();
         (s.regret(), d / 100.0, sh / 100.0, s.latency_us())
     };
-    let fmt =
-        |f: (f64, f64, f64, f64)| format!("{:.4} | {:.5} | {:.5} | {:.2}", f.0, f.1, f.2, f.3);
+    let fmt = |f: Figures| format!("{:.4} | {:.5} | {:.5} | {:.2}", f.0, f.1, f.2, f.3);
     let (teo_t, menu_t) = (
         fig(&score_of(rows, "teo", Some(Set::NoQos), None)),
         fig(&score_of(rows, "menu", Some(Set::NoQos), None)),
@@ -1286,7 +1292,7 @@ fn policy_sweep(core: &mut Core, corpus: &Corpus) -> String {
             }
         }
     }
-    let reading = |what: &str, pick: Option<&((usize, f64, f64, f64), _, _)>| match pick {
+    let reading = |what: &str, pick: Option<&(_, Figures, Figures)>| match pick {
         Some(&((k, wd, ws, wl), a, b)) => format!(
             "{what}: k {k}, weights {wd}, {ws}, {wl}: tuning {}; held out {} ({:.2} x teo)\n",
             fmt(a),
@@ -1295,25 +1301,24 @@ fn policy_sweep(core: &mut Core, corpus: &Corpus) -> String {
         ),
         None => format!("{what}: none\n"),
     };
+    // every target's side: too deep and latency at most teo's, too
+    // shallow at most menu's
     let within =
-        |f: &(f64, f64, f64, f64), teo: &(f64, f64, f64, f64), menu: &(f64, f64, f64, f64)| {
-            f.1 <= teo.1 && f.2 <= menu.2 && f.3 <= teo.3
-        };
-    let chosen = runs
-        .iter()
-        .filter(|r| within(&r.1, &teo_t, &menu_t))
-        .min_by(|x, y| x.1 .0.total_cmp(&y.1 .0));
-    type Figures = (f64, f64, f64, f64);
-    let lowest_with = |keep: &dyn Fn(&Figures) -> bool| {
+        |f: &Figures, teo: &Figures, menu: &Figures| f.1 <= teo.1 && f.2 <= menu.2 && f.3 <= teo.3;
+    // the lowest regret on the tuning set (`false`) or the held-out set
+    // among the runs whose figures there `keep`
+    let lowest_with = |heldout: bool, keep: &dyn Fn(&Figures) -> bool| {
+        let on = |r: &(_, Figures, Figures)| if heldout { r.2 } else { r.1 };
         runs.iter()
-            .filter(|r| keep(&r.2))
-            .min_by(|x, y| x.2 .0.total_cmp(&y.2 .0))
+            .filter(|r| keep(&on(r)))
+            .min_by(|x, y| on(x).0.total_cmp(&on(y).0))
     };
-    let best = lowest_with(&|f| within(f, &teo_h, &menu_h));
-    let deep_lat = lowest_with(&|f| f.1 <= teo_h.1 && f.3 <= teo_h.3);
-    let deep = lowest_with(&|f| f.1 <= teo_h.1);
-    let lat = lowest_with(&|f| f.3 <= teo_h.3);
-    let lowest = lowest_with(&|_| true);
+    let chosen = lowest_with(false, &|f| within(f, &teo_t, &menu_t));
+    let best = lowest_with(true, &|f| within(f, &teo_h, &menu_h));
+    let deep_lat = lowest_with(true, &|f| f.1 <= teo_h.1 && f.3 <= teo_h.3);
+    let deep = lowest_with(true, &|f| f.1 <= teo_h.1);
+    let lat = lowest_with(true, &|f| f.3 <= teo_h.3);
+    let lowest = lowest_with(true, &|_| true);
     out += &reading(
         "chosen on the tuning set (within teo's too deep and latency, menu's too shallow)",
         chosen,
@@ -1351,7 +1356,7 @@ const BOUND_K: usize = 3;
 /// the same in the simulator's closed loop, where it pays for the tick and
 /// decides again after it as a governor would ([`bound::PolicyGov`]).
 fn bound_table(core: &mut Core, corpus: &Corpus) -> String {
-    let Corpus { rows, .. } = *corpus;
+    let rows = corpus.rows;
     let mut out = String::from(
         "regret / too deep per 100 periods / IRQ exit latency (us); the energy model's optimum: the regret of the cheapest state for every period, clairvoyant\n\n| set | k | teo | rteo | the timer alone | the model's optimum | bound per trace, energy alone | bound per trace, too deep and latency at most teo's | bound per table, the same | per table, made on the tuning set | the same, closed loop |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
