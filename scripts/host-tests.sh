@@ -105,8 +105,8 @@ prints_doc "cpuidle-sim --bound" Documentation/evaluation/bound.md "scripts/sim.
 prints_doc "cpuidle-sim --policy-sweep" Documentation/evaluation/policy.md "scripts/sim.sh writes it" \
 	"$sim" --policy-sweep
 # the experiments of Documentation/evaluation/tried/ swept on this tree:
-# teo's fractions and decay as knobs, and the choice by context
-for x in thresholds context; do
+# teo's fractions and decay as knobs, the choice by context, rule 4's memory split
+for x in thresholds context decay; do
 	prints_doc "scripts/rteo-sweep.sh $x" Documentation/evaluation/$x.md \
 		"the script writes it" "$TOP/scripts/rteo-sweep.sh" $x
 done

@@ -28,6 +28,14 @@
 #   K  the context: 0, the state the sleep length allows; 1, that and the
 #      bin the period before ended in
 #   The grid: every F, D and K together.
+# decay       rteo-decay.patch: rule 4's shorter memory split in two,
+#             cpuidle-sim --decay H,R:
+#   H  the hits' decay: each period keeps 1 - 2^-H of them (rule 4: 2;
+#      teo: 3)
+#   R  the same for the intercepts and the other metrics (tick wake-ups,
+#      tick intercepts, short idles)
+#   The grid: every H and R from 1 to 6 (2,2 is rule 4 as landed, 3,3
+#   teo's memory).
 #
 # For every setting of the grid: rteo's four held-out figures and the same
 # on the tuning set (cpuidle-sim --json: the sets the targets of
@@ -73,8 +81,16 @@ context)
 		done
 	done
 	;;
+decay)
+	knobs=H,R
+	for h in 1 2 3 4 5 6; do
+		for r in 1 2 3 4 5 6; do
+			settings="$settings $h,$r"
+		done
+	done
+	;;
 *)
-	echo "usage: $0 thresholds|context" >&2
+	echo "usage: $0 thresholds|context|decay" >&2
 	exit 2
 	;;
 esac
@@ -93,7 +109,7 @@ for x in $settings; do
 	"$sim" --corpus "$tmp/src/tools/cpuidle-sim/corpus" \
 		"--$exp" "$x" --json "$tmp/runs/$x.json" >/dev/null
 done
-# the patch at its defaults (context: off, rteo as landed), for the chosen
+# the patch at its defaults (context: off; decay: 2,2; rteo as landed), for the chosen
 # setting's split by table
 "$sim" --corpus "$tmp/src/tools/cpuidle-sim/corpus" --json "$tmp/landed.json" >/dev/null
 
