@@ -7,7 +7,9 @@
 # real tables' latencies) and repetition, every governor runs in turn, in
 # an order that rotates with the repetition:
 #   cyclictest  Debian's rt-tests, seed 000's settings (-t 1 -i 10000
-#               --latency=10000), pinned to CPU0, every sample printed
+#               --latency=10000), pinned to CPU0, every sample printed;
+#               with the run's emulated energy (both CPUs, and CPU0's)
+#               and the mean exit latency of the states CPU0 entered
 #   hackbench   Debian's rt-tests, process groups over sockets
 #   pipe        perf bench sched pipe (Debian's linux-perf): where its two
 #               tasks run is the scheduler's choice, the same CPU (no idle
@@ -77,6 +79,7 @@ rot() {
 
 sum() { cat "$@" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 energy() { sed -n 's/.*energy_uj=\([0-9]*\).*/\1/p' "$E" | awk '{ s += $1 } END { print s + 0 }'; }
+energy0() { sed -n 's/^cpu0 energy_uj=\([0-9]*\).*/\1/p' "$E" | awk '{ s += $1 } END { print s + 0 }'; }
 
 # cyclic LATENCY: cyclictest pinned to CPU0, every sample (-v); prints
 # "avg_us V", "max_us V", "p50_us V", "p99_us V"
@@ -90,6 +93,30 @@ cyclic() {
 			for (i = 0; i < n; i++) s += v[i]
 			printf "avg_us %.1f\nmax_us %d\np50_us %d\np99_us %d\n", s / n, v[n - 1], v[int(n * 0.5)], v[int(n * 0.99)]
 		}'
+}
+
+# lat_sum: CPU0's entries so far, each weighted by its state's exit latency
+# (us), and the entries: "SUM COUNT"
+lat_sum() {
+	for d in $SYS/cpu0/cpuidle/state*; do
+		echo "$(cat "$d/usage") $(cat "$d/latency")"
+	done | awk '{ s += $1 * $2; c += $1 } END { print s + 0, c + 0 }'
+}
+
+# cyclic_cost: cyclic 10000, then what the governor paid for its latency:
+# the emulated energy of the run (both CPUs, and CPU0's, where cyclictest
+# runs) and the mean exit latency of the states CPU0 entered
+cyclic_cost() {
+	e0=$(energy)
+	c0=$(energy0)
+	l0=$(lat_sum)
+	cyclic 10000 || return
+	e1=$(energy)
+	c1=$(energy0)
+	l1=$(lat_sum)
+	echo "energy_uj $((e1 - e0))"
+	echo "cpu0_energy_uj $((c1 - c0))"
+	echo "$l0 $l1" | awk '{ c = $4 - $2; printf "exit_us_per_entry %.2f\n", (c > 0 ? ($3 - $1) / c : 0) }'
 }
 
 # emit TABLE GOV REP BENCHMARK: "metric value" lines on stdin to BENCH lines
@@ -149,7 +176,7 @@ for table in $tables; do
 		for g in $(rot $(((rep - 1) % ngov)) $govs); do
 			use_gov "$g" || { err "governor $g"; continue; }
 			sleep 0.3
-			has cyclictest && cyclic 10000 | emit "$name" "$g" "$rep" cyclictest
+			has cyclictest && cyclic_cost | emit "$name" "$g" "$rep" cyclictest
 			has hackbench && hackbench -g 2 -f 5 -l 500 2>&1 |
 				awk '$1 == "Time:" { print "time_s", $2 }' | emit "$name" "$g" "$rep" hackbench
 			has pipe && perf bench sched pipe -l 5000 2>&1 |

@@ -231,6 +231,7 @@ mod tests {
     use core::sync::atomic::{AtomicI32, AtomicU64, Ordering::Relaxed};
     use kernel::cpu::{nr_cpu_ids, CpuId};
     use kernel::cpuidle::PauseGuard;
+    use kernel::time::{delay::fsleep, Delta};
 
     /// (name, exit us, residency us, power mW, flags) per state.
     type Row = (&'static CStr, u32, u32, i32, u32);
@@ -367,8 +368,7 @@ mod tests {
     }
 
     fn sleep_ms(ms: u32) {
-        // SAFETY: process context.
-        unsafe { bindings::msleep(ms) };
+        fsleep(Delta::from_millis(ms.into()));
     }
 
     #[test]
