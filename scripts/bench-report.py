@@ -62,8 +62,10 @@ GOVS = ["rteo", "teo", "menu", "rteo-parity"]
 PAIRS = [("rteo", "teo"), ("menu", "teo"), ("rteo-parity", "teo")]
 AA = ("rteo-parity", "teo")
 OFF = "rteo-off="
-# what describes the run rather than scores it: its ratios say higher/lower
-INFO = {("idle", "entries"), ("idle", "wakeups_per_s")}
+# what describes the run rather than scores it (the depth of the states
+# cyclictest's CPU entered: its energy and latency score it): its ratios
+# say higher/lower
+INFO = {("idle", "entries"), ("idle", "wakeups_per_s"), ("cyclictest", "exit_us_per_entry")}
 # the exit-latency check's metrics: the typical lateness, not the tail
 EXIT_METRICS = ("late_us", "p50_us", "avg_us")
 # the per-repetition figure's panels
