@@ -58,10 +58,12 @@ module! {
 // in pseries_idle.h.  The cpuidle structures are only passed through by
 // pointer; `improper_ctypes` objects to a zero-sized member deep inside.
 #[allow(improper_ctypes)]
-extern "C" {
-    fn pseries_rs_splpar() -> bool;
-    fn pseries_rs_shared_processor() -> bool;
-    fn pseries_rs_firmware_latencies() -> bool;
+// The three `safe` ones take nothing and only read firmware and CPU
+// feature bits: any call is sound.
+unsafe extern "C" {
+    safe fn pseries_rs_splpar() -> bool;
+    safe fn pseries_rs_shared_processor() -> bool;
+    safe fn pseries_rs_firmware_latencies() -> bool;
     fn pseries_rs_get_cede_latency(buf: *mut u8, size: usize) -> c_int;
     fn pseries_rs_xcede_payload() -> *const c_char;
     fn pseries_rs_lpar() -> *const c_char;
@@ -134,8 +136,7 @@ fn shared_lpar() -> Result<bool> {
         pr_warn!("lpar={lpar}: using the {lpar} table whatever the LPAR type\n");
         return Ok(shared);
     }
-    // SAFETY: plain query.
-    Ok(unsafe { pseries_rs_shared_processor() })
+    Ok(pseries_rs_shared_processor())
 }
 
 /// The test-only `xcede_payload=` parameter, decoded into `buf`: its
@@ -241,8 +242,7 @@ fn build_states() -> Result<(KVec<Planned>, Source)> {
     let mut cede0 = State::new(c"CEDE", c"CEDE", 10, 100, Enter::C(cede));
     let mut xstates = KVec::new();
     let mut source = Source::None;
-    // SAFETY: plain query.
-    let firmware_latencies = unsafe { pseries_rs_firmware_latencies() };
+    let firmware_latencies = pseries_rs_firmware_latencies();
     if injected.is_some() && !firmware_latencies {
         pr_warn!("xcede_payload= ignored: firmware latencies are only used from POWER10 on\n");
     }
@@ -373,8 +373,7 @@ impl kernel::Module for PseriesIdle {
             pr_info!("powersave=off: not registering\n");
             return Err(ENODEV);
         }
-        // SAFETY: plain query.
-        if !unsafe { pseries_rs_splpar() } {
+        if !pseries_rs_splpar() {
             pr_info!("firmware without SPLPAR: not registering\n");
             return Err(ENODEV);
         }

@@ -190,27 +190,25 @@ impl Governor for Rteo {
         }
         let data = &mut slot.teo;
         *data = Teo::ZERO;
-        // SAFETY: `rteo_parity_mode()` takes nothing and only reads the
-        // `rteo.parity` parameter with READ_ONCE().
-        data.set_mode(if unsafe { rteo_parity_mode() } {
+        data.set_mode(if rteo_parity_mode() {
             Mode::Parity
         } else {
             Mode::Default
         });
-        // SAFETY: `rteo_rules_off()` takes nothing and only reads the
-        // `rteo.rules_off` parameter with READ_ONCE().
-        data.rules &= !unsafe { rteo_rules_off() };
+        data.rules &= !rteo_rules_off();
         Ok(())
     }
 }
 
 static GOVERNOR: GovernorSlot<Rteo> = GovernorSlot::new();
 
-extern "C" {
+// As declared in rteo.h.  Both take nothing and only read a parameter
+// with READ_ONCE(): any call is sound, so they are `safe`.
+unsafe extern "C" {
     /// `rteo.parity` (rteo_init.c).
-    fn rteo_parity_mode() -> bool;
+    safe fn rteo_parity_mode() -> bool;
     /// `rteo.rules_off` (rteo_init.c).
-    fn rteo_rules_off() -> u32;
+    safe fn rteo_rules_off() -> u32;
 }
 
 /// The bits of the default mode's rules, for `rteo.rules_off` to check
