@@ -57,9 +57,9 @@ module! {
 // pseries_idle.c (built in) and pseries_param.c (this module); prototypes
 // in pseries_idle.h.  The cpuidle structures are only passed through by
 // pointer; `improper_ctypes` objects to a zero-sized member deep inside.
-#[allow(improper_ctypes)]
 // The three `safe` ones take nothing and only read firmware and CPU
 // feature bits: any call is sound.
+#[allow(improper_ctypes)]
 unsafe extern "C" {
     safe fn pseries_rs_splpar() -> bool;
     safe fn pseries_rs_shared_processor() -> bool;
