@@ -78,8 +78,8 @@ rot() {
 }
 
 sum() { cat "$@" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
-energy() { sed -n 's/.*energy_uj=\([0-9]*\).*/\1/p' "$E" | awk '{ s += $1 } END { print s + 0 }'; }
-energy0() { sed -n 's/^cpu0 energy_uj=\([0-9]*\).*/\1/p' "$E" | awk '{ s += $1 } END { print s + 0 }'; }
+# energy [CPU]: the emulated energy so far (uJ), of every CPU or of cpuCPU
+energy() { sed -n "s/^cpu${1:-[0-9]*} energy_uj=\([0-9]*\).*/\1/p" "$E" | awk '{ s += $1 } END { print s + 0 }'; }
 
 # cyclic LATENCY: cyclictest pinned to CPU0, every sample (-v); prints
 # "avg_us V", "max_us V", "p50_us V", "p99_us V"
@@ -108,11 +108,11 @@ lat_sum() {
 # runs) and the mean exit latency of the states CPU0 entered
 cyclic_cost() {
 	e0=$(energy)
-	c0=$(energy0)
+	c0=$(energy 0)
 	l0=$(lat_sum)
 	cyclic 10000 || return
 	e1=$(energy)
-	c1=$(energy0)
+	c1=$(energy 0)
 	l1=$(lat_sum)
 	echo "energy_uj $((e1 - e0))"
 	echo "cpu0_energy_uj $((c1 - c0))"
