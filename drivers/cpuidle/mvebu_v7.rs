@@ -217,7 +217,7 @@ impl platform::Driver for MvebuV7Driver {
 kernel::module_platform_driver! {
     type: MvebuV7Driver,
     name: "cpuidle_mvebu_v7_rs",
-    authors: ["rcpuidle developers"],
+    authors: ["linux-pm@vger.kernel.org"],
     description: "Marvell EBU v7 (Armada 370/38x/XP) cpuidle driver",
     license: "GPL",
 }

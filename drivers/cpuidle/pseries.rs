@@ -49,7 +49,7 @@ use pseries_xcede::{Plan, Skip};
 module! {
     type: PseriesIdle,
     name: "cpuidle_pseries_rs",
-    authors: ["rcpuidle developers"],
+    authors: ["linux-pm@vger.kernel.org"],
     description: "pseries cpuidle driver with extended CEDE states",
     license: "GPL",
 }

@@ -53,7 +53,7 @@ const _: () = {
 module! {
     type: VStates,
     name: "cpuidle_vstates",
-    authors: ["rcpuidle developers"],
+    authors: ["linux-pm@vger.kernel.org"],
     description: "Emulated cpuidle states for testing governors",
     license: "GPL",
     params: {

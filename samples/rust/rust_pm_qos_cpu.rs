@@ -17,7 +17,7 @@ use kernel::{cpu::CpuId, pm_qos::ResumeLatencyRequest, prelude::*};
 module! {
     type: PmQosCpu,
     name: "rust_pm_qos_cpu",
-    authors: ["rcpuidle developers"],
+    authors: ["Rust for Linux Contributors"],
     description: "Pins a per-CPU resume latency (Rust PM QoS sample)",
     license: "GPL",
     params: {
