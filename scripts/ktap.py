@@ -12,7 +12,10 @@ The console carries two kinds of KTAP:
   the kernel's own tools/testing/kunit/kunit_parser.py, and every one must
   be clean: plan against count, numbering, missing subtests, "0 tests
   run" are errors there, and a suite that runs at every load is red if any
-  load's run is red or cut short (an earlier pass is not kept).
+  load's run is red or cut short (an earlier pass is not kept).  A
+  document starts at a "KTAP version" line, also one the serial console
+  put after an unfinished line of user output; a result outside any
+  document is red.
 
 * kselftests, run by the kernel's run_kselftest.sh from a
   `make -C tools/testing/selftests TARGETS=cpuidle install`; /init
@@ -24,15 +27,20 @@ The console carries two kinds of KTAP:
   many results as planned with the right numbers, and nothing red, nested
   suites included.
 
+In every document, KTAP after the plan is met (a result beyond a plan
+that undercounts, a second document) is red: kunit_parser stops there.
+
 An expected suite (the A.tests list) passes only if it ran at least one
 test.  A kselftest may skip as a whole only where the list says so, with
-a reason ("kselftest NAME skip: REASON"); any other whole-test skip is red.
-The run is also red on a guest that timed out or did not finish, on any
-splat, and on dropped or suppressed console messages (a splat may hide
-there; warn_alloc's own rate limit excepted, see DROPPED_OK_RE); a splat's
-error line says what was running (a test's mark in the kernel log, see
-splat_context()) and the report's frames, and the report is printed.  Prints
-one line per suite and a final "N passed, N failed, N
+a reason ("kselftest NAME skip: REASON"), and only as a whole (its output
+a "1..0 # SKIP" plan and no result); any other skip (exit 4) is red.  The
+run is also red on a guest that timed out or did not finish, on any splat
+(the OOM killer, sysfs's duplicate-name dump and kmemleak disabling
+itself included), and on dropped or suppressed console messages (a splat
+may hide there; warn_alloc's own rate limit excepted, see DROPPED_OK_RE);
+a splat's error line says what was running (a test's mark in the kernel
+log, see splat_context()) and the report's frames, and the report is
+printed.  Prints one line per suite and a final "N passed, N failed, N
 skipped"; every error counts as one failed test, so a red run never reads
 "0 failed".
 """
@@ -50,11 +58,26 @@ SPLATS = [
     r"Unable to handle kernel", r"rcu: INFO: .*stall", r"INFO: task .* blocked",
     r"Internal error:", r"BUG kmalloc", r"kernel BUG at",
     r"kmemleak: \d+ new suspected memory leaks",
+    # reports with a stack dump but no WARNING: (mm/oom_kill.c,
+    # fs/sysfs/dir.c's sysfs_warn_dup(), mm/kmemleak.c's kmemleak_warn())
+    r"invoked oom-killer: ", r": Killed process \d+ \(",
+    r"Out of memory and no killable processes",
+    r"sysfs: cannot create duplicate filename",
+    r"kmemleak: (Found object by alias|Cannot insert |.* unknown object|"
+    r"Scan area larger than object)",
+    # kmemleak gone: leaks after this go unreported ("Kernel memory leak
+    # detector disabled", "Kmemleak disabled without freeing internal data")
+    r"kmemleak: .*\bdisabled\b",
 ]
 SPLAT_RE = re.compile("|".join(SPLATS))
-# printk's own notes that console output was lost or rate-limited
-DROPPED_RE = re.compile(r"printk messages dropped|callbacks suppressed|"
-                        r"messages suppressed")
+# printk's own notes that console output was lost or rate-limited: a
+# console's "** N printk messages dropped **", setup_log_buf()'s "printk:
+# dropped N messages", ratelimit's "FUNC: N callbacks suppressed" and
+# "COMM: N output lines suppressed due to ratelimiting", mm's "N messages
+# suppressed"
+DROPPED_RE = re.compile(r"printk messages dropped|\bdropped \d+ messages|"
+                        r"callbacks suppressed|messages suppressed|"
+                        r"lines suppressed due to ratelimiting")
 # The one rate limit the run may hit: warn_alloc()'s own (one report per
 # 10 s), whose messages are only allocation-failure reports, provoked by
 # fail_nth.sh by design; a splat cannot hide in that rate limit's state.
@@ -66,6 +89,14 @@ KSFT_NAME_RE = re.compile(r"^selftests: (\S+): (\S+)$")
 FRAME_RE = re.compile(r"\b([A-Za-z_][\w.]*\+0x[0-9a-f]+/0x[0-9a-f]+)")
 KMARK = "cpuidle-selftest: "
 RUNNER_RESULT_RE = re.compile(r"^(not )?ok \d+ selftests: ")
+# a 'KTAP version' line anywhere in a console line; a KUnit document's
+# plan and results in column 0; a test's skip as a whole; TAP's bail-out
+KTAP_MID_RE = re.compile(r"KTAP version \d+\s*$")
+TOP_PLAN_RE = re.compile(r"^1\.\.(\d+)")
+TOP_RESULT_RE = re.compile(r"^(not )?ok \d+")
+WHOLE_SKIP_RE = re.compile(r"^\s*1\.\.0\s*# SKIP")
+BAIL_OUT_RE = re.compile(r"^\s*Bail out!")
+AFTER_PLAN = "after the plan was met: "
 
 
 def splat_context(lines, i, after=60):
@@ -150,20 +181,76 @@ class Parser:
                   if "[ERROR]" in l]
         if test.expected_count is None:
             errors.append("no test plan")
+        # kunit_parser stops at the plan's last result and ignores the rest:
+        # results beyond the plan (a plan that undercounts) and a second
+        # document would vanish
+        extra = [l.strip() for l in stream if self.ktap_line(l)]
+        if extra:
+            errors.append("%s%d line(s), the first '%s'"
+                          % (AFTER_PLAN, len(extra), extra[0][:100]))
         return test, errors
+
+    def ktap_line(self, line):
+        """A line of KTAP structure: a result, plan, version, subtest
+        header or bail-out."""
+        kp = self.kp
+        return (any(r.match(line) for r in (kp.TEST_RESULT, kp.TEST_PLAN,
+                                            kp.KTAP_START, kp.TAP_START,
+                                            kp.TEST_HEADER))
+                or BAIL_OUT_RE.match(line) is not None)
 
 
 def kunit_documents(lines):
-    """Split the kernel's side of the console into KTAP documents: each
-    starts at a 'KTAP version' line in column 0."""
-    docs, cur = [], None
+    """Split the kernel's side of the console (the lines without
+    KSFT_PREFIX) into KTAP documents: each starts at a 'KTAP version' line
+    in column 0.  Returns the documents and the lines before the first.
+
+    The serial console interleaves the kernel's messages with user output,
+    so a 'KTAP version' line can land mid-line, after an unfinished line of
+    other output (a runner's line included): it is cut from there.  It
+    starts a document unless the current one has yet to report all its
+    plan's results (then it is the header of one of that one's suites)."""
+    docs, cur, before = [], None, []
     for line in lines:
+        m = KTAP_MID_RE.search(line)
+        joined = None
+        if line.startswith(KSFT_PREFIX):
+            if not m:
+                continue
+            joined = line[m.start():]  # see runner_text()
+        elif m and line[:m.start()].strip():
+            joined = line[m.start():]
+        if joined is not None:
+            if cur is not None and not top_plan_met(cur):
+                cur.append("    " + joined)
+                continue
+            line = joined
         if line.startswith("KTAP version "):
             cur = [line]
             docs.append(cur)
         elif cur is not None:
             cur.append(line)
-    return docs
+        else:
+            before.append(line)
+    return docs, before
+
+
+def runner_text(line):
+    """The runner's text of a KSFT_PREFIX line, without a kernel 'KTAP
+    version' line the console put after it: the kselftests print "TAP
+    version 13" (ktap_helpers.sh, kselftest.h) and suite_lib.sh drops its
+    children's version lines, so a 'KTAP version' there is KUnit's."""
+    m = KTAP_MID_RE.search(line)
+    return line[len(KSFT_PREFIX):m.start() if m else len(line)]
+
+
+def top_plan_met(doc):
+    """Whether a KUnit document (so far) has its plan and as many results
+    as planned, in column 0."""
+    plan = next((m for m in map(TOP_PLAN_RE.match, doc) if m), None)
+    if plan is None:
+        return True  # a suite's header comes after the plan
+    return sum(1 for l in doc if TOP_RESULT_RE.match(l)) >= int(plan.group(1))
 
 
 def leaf_counts(test):
@@ -194,9 +281,13 @@ class Verdict:
 
 
 def judge_kunit(v, parser, lines, expected):
-    kernel_side = [l for l in lines if not l.startswith(KSFT_PREFIX)]
     suites = {}  # name -> [p, f, s, errors, runs]
-    for doc in kunit_documents(kernel_side):
+    docs, before = kunit_documents(lines)
+    stray = [l.strip() for l in before if parser.ktap_line(l)]
+    if stray:
+        v.error("kunit: %d KTAP line(s) before any document, the first '%s'"
+                % (len(stray), stray[0][:100]))
+    for doc in docs:
         main, errors = parser.parse(doc)
         if not main.subtests:
             v.error("kunit document at '%s' holds no suite: %s"
@@ -215,7 +306,8 @@ def judge_kunit(v, parser, lines, expected):
             if t.counts.errors:
                 r[3].append("run %d: %d parse errors" % (r[4], t.counts.errors))
         # errors of the document itself (plan of suites, numbering)
-        own = [e for e in errors if "Test: main:" in e or e == "no test plan"]
+        own = [e for e in errors if "Test: main:" in e or e == "no test plan"
+               or e.startswith(AFTER_PLAN)]
         for e in own:
             for t in main.subtests:
                 suites[t.name or "<unnamed>"][3].append(e)
@@ -227,6 +319,20 @@ def judge_kunit(v, parser, lines, expected):
             v.error("expected KUnit suite %s did not report" % name)
         elif r[0] + r[1] == 0:
             v.error("expected KUnit suite %s ran no test" % name)
+
+
+def not_skipped_whole(parser, body):
+    """Why a test's own output is not a skip as a whole (a '1..0 # SKIP'
+    plan and no result), or None if it is one."""
+    kp = parser.kp
+    ran = [l.strip() for l in body if parser.ktap_line(l) and not (
+        WHOLE_SKIP_RE.match(l) or kp.KTAP_START.match(l) or kp.TAP_START.match(l))]
+    if ran:
+        failed = [l for l in ran if l.startswith("not ok")]
+        return "'%s'" % (failed or ran)[0][:100]
+    if not any(WHOLE_SKIP_RE.match(l) for l in body):
+        return "no '1..0 # SKIP' plan"
+    return None
 
 
 def judge_kselftests(v, parser, lines, expected):
@@ -245,7 +351,7 @@ def judge_kselftests(v, parser, lines, expected):
         if rc != "0":
             v.error("run_kselftest.sh exited with rc=%s" % rc)
     stop = end[-1] if end else len(lines)
-    runner = [l[len(KSFT_PREFIX):] for l in lines[begin[0]:stop]
+    runner = [runner_text(l) for l in lines[begin[0]:stop]
               if l.startswith(KSFT_PREFIX)]
     top, errors = parser.parse(runner)
     for e in errors:
@@ -268,6 +374,17 @@ def judge_kselftests(v, parser, lines, expected):
         if t.status == parser.kp.TestStatus.SKIPPED:
             if expected.get(name) is None:
                 own_errors.append("skipped as a whole where it must run")
+            not_whole = not_skipped_whole(parser, body)
+            if not_whole:
+                # it ran, then exited with the skip code: judged on what
+                # it ran, and red
+                own_errors.append("exit 4 (skip) but not skipped as a whole: "
+                                  + not_whole)
+                inner, errs = parser.parse(body) if body else (None, [])
+                p, f, s = leaf_counts(inner) if inner else (0, 0, 0)
+                own_errors += [e for e in errs if "0 tests run" not in e]
+                v.suite("kselftest", name, p, f, s, own_errors)
+                continue
             v.suite("kselftest", name, 0, 0, 1, own_errors)
             continue
         if t.status != parser.kp.TestStatus.SUCCESS:

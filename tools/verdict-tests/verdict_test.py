@@ -59,9 +59,9 @@ SUITE = ["TAP version 13", "1..3",
 QOS = ["TAP version 13", "1..2", "ok 1 qos a", "ok 2 qos b # SKIP no cpu2"]
 
 
-def runner(tests):
+def runner(tests, plan=None):
     """run_kselftest.sh's output for [(name, output lines, runner result)]."""
-    out = ["TAP version 13", "1..%d" % len(tests)]
+    out = ["TAP version 13", "1..%d" % (len(tests) if plan is None else plan)]
     for i, (name, body, result) in enumerate(tests, 1):
         out.append("# timeout set to 900")
         out.append("# selftests: cpuidle: %s" % name)
@@ -78,12 +78,12 @@ def good_tests():
 
 
 def console(kunit=BOOT_KUNIT, modules=(module_kunit(), module_kunit()),
-            tests=None, runner_rc="0", extra="", done=True, ended=True):
+            tests=None, runner_rc="0", extra="", done=True, ended=True, plan=None):
     tests = good_tests() if tests is None else tests
     out = ["Linux version 7.3.4", "Run /init as init process"]
     out += kunit.splitlines()
     out.append("rcpuidle-kselftest-begin")
-    lines = runner(tests)
+    lines = runner(tests, plan)
     # the kernel's KUnit of module loads lands in the middle of the run
     half = len(lines) // 2
     for l in lines[:half]:
@@ -98,6 +98,14 @@ def console(kunit=BOOT_KUNIT, modules=(module_kunit(), module_kunit()),
     if done:
         out.append("rcpuidle: done")
     return "\n".join(out) + "\n"
+
+
+def failing_module_kunit(first):
+    """A module load's KTAP whose suite fails a case, its first line
+    replaced by FIRST (a 'KTAP version' line where the console put it)."""
+    return "\n".join([first] + module_kunit().replace(
+        "    ok 2 m2", "    not ok 2 m2").replace(
+        "ok 1 mod_suite", "not ok 1 mod_suite").splitlines()[1:]) + "\n"
 
 
 def replace(tests, name, body=None, result=None):
@@ -172,6 +180,71 @@ CASES = [
      console(extra="warn_alloc: 7 callbacks suppressed"), 0, False),
     ("guest did not finish", console(done=False), 0, True),
     ("guest timed out", console(), 124, True),
+    # a 'KTAP version' line the serial console put mid-line, after an
+    # unfinished line of user output: the document still starts there
+    ("KUnit: a module's document starts after unfinished user output",
+     console(modules=(module_kunit(), failing_module_kunit(
+         "some user output without newline    KTAP version 1"))), 0, True),
+    ("KUnit: a module's document starts after an unfinished runner line",
+     console(modules=(module_kunit(), failing_module_kunit(
+         "ksft: # some test output without newlineKTAP version 1"))), 0, True),
+    ("KUnit: a module's document starts right after a runner line's prefix",
+     console(modules=(module_kunit(), "ksft: # " + module_kunit())), 0, False),
+    ("KUnit: a suite's header after unfinished user output (a suite, not a document)",
+     console(modules=(module_kunit(), module_kunit().replace(
+         "    KTAP version 1", "user output    KTAP version 1"))), 0, False),
+    # results after the plan is met, a second document
+    ("test reports more results than planned",
+     console(tests=replace(good_tests(), "pm_qos_cpu.sh",
+                           body=QOS + ["not ok 3 qos c"])), 0, True),
+    ("a second TAP document in one test's output",
+     console(tests=replace(good_tests(), "pm_qos_cpu.sh",
+                           body=QOS + ["TAP version 13", "1..1", "not ok 1 qos d"])),
+     0, True),
+    ("runner reports more tests than planned",
+     console(tests=good_tests() + [("extra.sh", ["TAP version 13", "1..1", "not ok 1 e"],
+                                    "not ok %d %s # exit=1")], plan=3), 0, True),
+    ("KUnit: a suite after the document's plan is met",
+     console(kunit=BOOT_KUNIT + "    KTAP version 1\n    # Subtest: other\n    1..1\n"
+                                "    not ok 1 o1\nnot ok 2 other\n"), 0, True),
+    ("KUnit: a suite before any document",
+     console(kunit="    KTAP version 1\n    # Subtest: stray\n    1..1\n"
+                   "    not ok 1 s1\nnot ok 1 stray\n" + BOOT_KUNIT), 0, True),
+    # a test allowed to skip as a whole that ran, then exited with 4
+    ("allowed skip: runs, fails a case, exits 4",
+     console(tests=replace(good_tests(), "cpuidle_sysfs.sh",
+                           body=["TAP version 13", "1..2", "ok 1 a", "not ok 2 b"])), 0, True),
+    ("allowed skip: runs its plan, exits 4",
+     console(tests=replace(good_tests(), "cpuidle_sysfs.sh",
+                           body=["TAP version 13", "1..2", "ok 1 a", "ok 2 b"])), 0, True),
+    ("allowed skip: exits 4 with no output",
+     console(tests=replace(good_tests(), "cpuidle_sysfs.sh", body=[])), 0, True),
+    # kernel reports without WARNING:, lost messages (printk's formats)
+    ("OOM killer invoked",
+     console(extra="sh invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, "
+                   "oom_score_adj=0"), 0, True),
+    ("OOM kill",
+     console(extra="Out of memory: Killed process 93 (sh) total-vm:2508kB, anon-rss:4kB, "
+                   "file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:44kB oom_score_adj:0"),
+     0, True),
+    ("sysfs duplicate filename (a stack dump, no WARNING:)",
+     console(extra="sysfs: cannot create duplicate filename "
+                   "'/devices/system/cpu/cpu0/cpuidle/state0'\n"
+                   "CPU: 0 UID: 0 PID: 80 Comm: insmod Not tainted 7.3.4 #1\n"
+                   "Call Trace:\n dump_stack_lvl+0x5d/0x80\n sysfs_warn_dup+0x5a/0x70\n"),
+     0, True),
+    ("kmemleak disables itself",
+     console(extra="kmemleak: Kernel memory leak detector disabled"), 0, True),
+    ("kmemleak disabled with leaks found",
+     console(extra="kmemleak: Kmemleak disabled without freeing internal data. Reclaim "
+                   "the memory with \"echo clear > /sys/kernel/debug/kmemleak\"."), 0, True),
+    ("kmemleak warns of an unknown object",
+     console(extra="kmemleak: Partially freeing unknown object at 0xffff888004a3c000 "
+                   "(size 64)"), 0, True),
+    ("output lines suppressed due to ratelimiting",
+     console(extra="printk: sh: 3 output lines suppressed due to ratelimiting"), 0, True),
+    ("early printk messages dropped",
+     console(extra="printk: dropped 12 messages"), 0, True),
 ]
 
 # the ERROR line each red case must show: red for the right reason
@@ -205,6 +278,39 @@ REASONS = {
     "rate-limited messages suppressed": "console messages lost",
     "guest did not finish": "guest did not finish",
     "guest timed out": "guest timed out",
+    "KUnit: a module's document starts after unfinished user output":
+        "kunit mod_suite: run 2: FAILURE",
+    "KUnit: a module's document starts after an unfinished runner line":
+        "kunit mod_suite: run 2: FAILURE",
+    "test reports more results than planned":
+        "pm_qos_cpu.sh: after the plan was met: 1 line(s), the first 'not ok 3 qos c'",
+    "a second TAP document in one test's output":
+        "pm_qos_cpu.sh: after the plan was met: 3 line(s), the first 'TAP version 13'",
+    "runner reports more tests than planned":
+        "run_kselftest.sh: after the plan was met: 1 line(s), the first 'not ok 4 "
+        "selftests: cpuidle: extra.sh # exit=1'",
+    "KUnit: a suite after the document's plan is met":
+        "kunit rteo_core: after the plan was met: 5 line(s), the first 'KTAP version 1'",
+    "KUnit: a suite before any document":
+        "kunit: 5 KTAP line(s) before any document, the first 'KTAP version 1'",
+    "allowed skip: runs, fails a case, exits 4":
+        "cpuidle_sysfs.sh: exit 4 (skip) but not skipped as a whole: 'not ok 2 b'",
+    "allowed skip: runs its plan, exits 4":
+        "cpuidle_sysfs.sh: exit 4 (skip) but not skipped as a whole: '1..2'",
+    "allowed skip: exits 4 with no output":
+        "cpuidle_sysfs.sh: exit 4 (skip) but not skipped as a whole: no '1..0 # SKIP' plan",
+    "OOM killer invoked": ": sh invoked oom-killer: gfp_mask=0xcc0",
+    "OOM kill": ": Out of memory: Killed process 93 (sh)",
+    "sysfs duplicate filename (a stack dump, no WARNING:)":
+        ": sysfs: cannot create duplicate filename '/devices/system/cpu/cpu0/cpuidle/state0' "
+        "[during the kselftest after 'ok 1 selftests: cpuidle: cpuidle_sysfs.sh # SKIP'; "
+        "frames: dump_stack_lvl+0x5d/0x80 < sysfs_warn_dup+0x5a/0x70]",
+    "kmemleak disables itself": ": kmemleak: Kernel memory leak detector disabled",
+    "kmemleak disabled with leaks found": ": kmemleak: Kmemleak disabled without freeing",
+    "kmemleak warns of an unknown object": ": kmemleak: Partially freeing unknown object",
+    "output lines suppressed due to ratelimiting":
+        "console messages lost at line 43: printk: sh: 3 output lines suppressed",
+    "early printk messages dropped": "console messages lost at line 43: printk: dropped 12",
 }
 
 
