@@ -13,7 +13,7 @@
 //!
 //! The core calls a state's `enter` routine with IRQs off and, for every
 //! state, with RCU not watching: either the core stopped it
-//! (`ct_cpuidle_enter()`) or, with [`Flags::RCU_IDLE`], the routine does it
+//! (`ct_cpuidle_enter()`) or, with [`Flag::RcuIdle`], the routine does it
 //! itself.  Such code must be `noinstr`/`__cpuidle`: no tracing, no
 //! instrumentation, nothing that may use RCU.  Rust code cannot be placed in
 //! `.cpuidle.text` nor be guaranteed free of instrumentation today, so an
@@ -25,18 +25,41 @@
 use crate::{
     bindings,
     cpu::CpuId,
+    cpuhp,
     cpumask::Cpumask,
-    error::{code::*, from_result, to_result, Result},
-    ffi::{c_char, c_int, c_long, c_uint, c_void},
+    error::{
+        code::*,
+        from_result,
+        to_result,
+        Result, //
+    },
+    ffi::{
+        c_char,
+        c_int,
+        c_long,
+        c_uint,
+        c_void, //
+    },
+    impl_flags,
+    percpu::{
+        self,
+        PerCpu, //
+    },
     prelude::*,
     str::CStr,
-    sync::SetOnce,
+    sync::{
+        atomic::{
+            atomic_load,
+            Relaxed, //
+        },
+        SetOnce,
+    },
     types::Opaque,
 };
 use core::{
     cell::UnsafeCell,
     marker::PhantomData,
-    ptr::{null_mut, NonNull},
+    ptr::null_mut, //
 };
 use macros::vtable;
 
@@ -59,71 +82,72 @@ pub const fn us_to_ns(us: u32) -> i64 {
     us as i64 * NSEC_PER_USEC
 }
 
-/// Flags of an idle state (`CPUIDLE_FLAG_*`).
-///
-/// The low 16 bits are the core's; the high 16 bits belong to the driver
-/// ([`Flags::driver`]).
-///
-/// # Examples
-///
-/// ```
-/// use kernel::cpuidle::Flags;
-///
-/// const DEEP: Flags = Flags::driver(0);
-/// let f = Flags::TIMER_STOP | DEEP;
-/// assert!(f.contains(Flags::TIMER_STOP) && f.contains(DEEP));
-/// assert_eq!(DEEP.bits(), 0x10000);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Flags(u32);
+impl_flags!(
+    /// Flags of an idle state: the core's `CPUIDLE_FLAG_*` bits.
+    ///
+    /// Drivers keep their own bits apart, in [`State::driver_flags`].
+    /// [`Flag::RcuIdle`] is not theirs to set: it comes with the entry
+    /// routine ([`EnterFn::new_rcu_idle`]), and [`validate`] refuses a
+    /// state whose flags say otherwise.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use kernel::cpuidle::{Flag, Flags};
+    ///
+    /// let f = Flag::TimerStop | Flag::Polling;
+    /// assert!(f.contains(Flag::TimerStop) && !f.contains(Flag::Off));
+    /// assert_eq!(u32::from(Flags::from(Flag::TimerStop)), 1 << 2);
+    /// ```
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+    pub struct Flags(u32);
+
+    /// One flag of an idle state.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Flag {
+        /// The state polls instead of halting.
+        Polling = bindings::CPUIDLE_FLAG_POLLING,
+        /// The local timer stops in this state.
+        TimerStop = bindings::CPUIDLE_FLAG_TIMER_STOP,
+        /// Avoid using this state.
+        Unusable = bindings::CPUIDLE_FLAG_UNUSABLE,
+        /// Disabled by default (can be enabled through sysfs).
+        Off = bindings::CPUIDLE_FLAG_OFF,
+        /// Entering the state flushes the TLB.
+        TlbFlushed = bindings::CPUIDLE_FLAG_TLB_FLUSHED,
+        /// The enter routine stops and restarts RCU itself.
+        RcuIdle = bindings::CPUIDLE_FLAG_RCU_IDLE,
+    }
+);
+
+/// Where [`State::driver_flags`] sit in `cpuidle_state::flags`: the high
+/// half, which the core leaves to drivers.
+pub const DRIVER_FLAGS_SHIFT: u32 = 16;
+
+// The driver half must not overlap a flag of the core.
+const _: () = assert!(Flags::all_bits() >> DRIVER_FLAGS_SHIFT == 0);
 
 impl Flags {
-    /// No flags.
-    pub const NONE: Flags = Flags(0);
-    /// The state polls instead of halting.
-    pub const POLLING: Flags = Flags(bindings::CPUIDLE_FLAG_POLLING);
-    /// The local timer stops in this state.
-    pub const TIMER_STOP: Flags = Flags(bindings::CPUIDLE_FLAG_TIMER_STOP);
-    /// Avoid using this state.
-    pub const UNUSABLE: Flags = Flags(bindings::CPUIDLE_FLAG_UNUSABLE);
-    /// Disabled by default (can be enabled through sysfs).
-    pub const OFF: Flags = Flags(bindings::CPUIDLE_FLAG_OFF);
-    /// Entering the state flushes the TLB.
-    pub const TLB_FLUSHED: Flags = Flags(bindings::CPUIDLE_FLAG_TLB_FLUSHED);
-    /// The enter routine stops and restarts RCU itself.
-    pub const RCU_IDLE: Flags = Flags(bindings::CPUIDLE_FLAG_RCU_IDLE);
-
-    /// Driver-private flag number `bit` (0..=15, taken modulo 16), stored in
-    /// the high half that the core leaves to drivers.
-    pub const fn driver(bit: u32) -> Flags {
-        Flags(1 << (16 + (bit & 15)))
+    /// The core's flags of a raw `cpuidle_state::flags` word, without the
+    /// driver's half.
+    const fn from_raw(raw: u32) -> Self {
+        Self(raw & Self::all_bits())
     }
 
-    /// The union of two sets of flags.
-    pub const fn with(self, other: Flags) -> Flags {
-        Flags(self.0 | other.0)
+    /// Splits a raw `CPUIDLE_FLAG_*` word, as the idle-state tables shared
+    /// with C or host tools state it, into the core's flags and the
+    /// driver's half ([`State::driver_flags`]).  Returns `EINVAL` if it has
+    /// a bit that is neither a [`Flag`] nor the driver's.
+    pub fn split_raw(raw: u32) -> Result<(Self, u16)> {
+        let core = raw & ((1 << DRIVER_FLAGS_SHIFT) - 1);
+        if core & !Self::all_bits() != 0 {
+            return Err(EINVAL);
+        }
+        Ok((Self(core), (raw >> DRIVER_FLAGS_SHIFT) as u16))
     }
 
-    /// Whether all flags of `other` are set.
-    pub const fn contains(self, other: Flags) -> bool {
-        self.0 & other.0 == other.0
-    }
-
-    /// The raw value.
-    pub const fn bits(self) -> u32 {
-        self.0
-    }
-
-    /// Flags from a raw value.
-    pub const fn from_bits(bits: u32) -> Flags {
-        Flags(bits)
-    }
-}
-
-impl core::ops::BitOr for Flags {
-    type Output = Flags;
-    fn bitor(self, rhs: Flags) -> Flags {
-        self.with(rhs)
+    const fn or(self, other: Flag) -> Self {
+        Self(self.0 | other as u32)
     }
 }
 
@@ -134,28 +158,54 @@ pub type RawEnterFn = unsafe extern "C" fn(
     c_int,
 ) -> c_int;
 
-/// A C idle-state entry routine.
+// `RawEnterFn` is the type of `cpuidle_state::enter`, so that a C routine
+// declared with it (and checked against it, see `EnterFn::new`) is called
+// by the core with the signature it was compiled for.
+const _: fn(bindings::cpuidle_state) -> Option<RawEnterFn> = |s| s.enter;
+
+/// A C idle-state entry routine, and whether it manages RCU itself.
 ///
 /// # Invariants
 ///
-/// The routine is a `__cpuidle` (or `noinstr`) C function that follows the
-/// rules of `cpuidle_state::enter`: called with IRQs disabled, returns with
-/// IRQs disabled, returns the index of the state entered or a negative
-/// error, and manages RCU itself if and only if the state has
-/// [`Flags::RCU_IDLE`].
+/// `f` is a `__cpuidle` (or `noinstr`) C function that follows the rules of
+/// `cpuidle_state::enter`: called with IRQs disabled, returns with IRQs
+/// disabled, returns the index of the state entered or a negative error.
+/// It stops and restarts RCU itself (`ct_cpuidle_enter()`/`_exit()`) if and
+/// only if `rcu_idle`; [`Registration::new`] sets [`Flag::RcuIdle`] on
+/// exactly the states entered through such a routine.
 #[derive(Clone, Copy)]
-pub struct EnterFn(RawEnterFn);
+pub struct EnterFn {
+    f: RawEnterFn,
+    rcu_idle: bool,
+}
 
 impl EnterFn {
-    /// Wraps a C entry routine.
+    /// Wraps a C entry routine that leaves RCU to the core.
+    ///
+    /// Declare the routine in an `unsafe extern "C"` block and check the
+    /// declaration against the core's type where it is declared:
+    /// `const _: RawEnterFn = my_enter;`.
     ///
     /// # Safety
     ///
-    /// `f` must satisfy the invariants of [`EnterFn`] for every state it is
-    /// used in.
+    /// `f` satisfies the invariants of [`EnterFn`] with `rcu_idle` false:
+    /// it does not touch RCU's idle state.
     pub const unsafe fn new(f: RawEnterFn) -> Self {
         // INVARIANT: guaranteed by the caller.
-        Self(f)
+        Self { f, rcu_idle: false }
+    }
+
+    /// Wraps a C entry routine that stops and restarts RCU itself (the
+    /// state gets [`Flag::RcuIdle`]).
+    ///
+    /// # Safety
+    ///
+    /// `f` satisfies the invariants of [`EnterFn`] with `rcu_idle` true:
+    /// it calls `ct_cpuidle_enter()` before and `ct_cpuidle_exit()` after
+    /// the part of its work that RCU must not watch.
+    pub const unsafe fn new_rcu_idle(f: RawEnterFn) -> Self {
+        // INVARIANT: guaranteed by the caller.
+        Self { f, rcu_idle: true }
     }
 }
 
@@ -163,12 +213,22 @@ impl EnterFn {
 #[derive(Clone, Copy)]
 pub enum Enter {
     /// The core's polling loop (`cpuidle_poll_state_init()`): index 0 only,
-    /// implies [`Flags::POLLING`].  Only where the architecture has
+    /// implies [`Flag::Polling`].  Only where the architecture has
     /// `ARCH_HAS_CPU_RELAX`; elsewhere [`Registration::new`] fails with
     /// `EINVAL`.
     Poll,
     /// A C `__cpuidle` routine.
     C(EnterFn),
+}
+
+impl Enter {
+    /// Whether the routine manages RCU itself.
+    const fn rcu_idle(&self) -> bool {
+        match self {
+            Enter::Poll => false,
+            Enter::C(f) => f.rcu_idle,
+        }
+    }
 }
 
 /// A string held in a fixed-size buffer, NUL-terminated, as the C
@@ -225,8 +285,13 @@ pub struct State {
     pub target_residency_us: u32,
     /// Power drawn in the state in milliwatts (-1: unknown).
     pub power_mw: i32,
-    /// Flags.
+    /// The core's flags.  [`Flag::RcuIdle`] must agree with the entry
+    /// routine ([`validate`] refuses the state otherwise).
     pub flags: Flags,
+    /// The driver's own flags, the high half of `cpuidle_state::flags`
+    /// (bit `n` is bit `DRIVER_FLAGS_SHIFT + n` there), for its entry
+    /// routine to read.
+    pub driver_flags: u16,
     /// Entry routine.
     pub enter: Enter,
 }
@@ -234,8 +299,10 @@ pub struct State {
 impl State {
     /// A state with the given name and description (shown in sysfs, at
     /// most [`NAME_MAX`] and [`DESC_MAX`] bytes: [`validate`] refuses
-    /// longer ones), latency, residency and entry routine, no flags and
-    /// unknown power.
+    /// longer ones), latency, residency and entry routine, unknown power,
+    /// no driver flags, and the flags the entry routine implies:
+    /// [`Flag::Polling`] for [`Enter::Poll`], [`Flag::RcuIdle`] for a
+    /// routine made with [`EnterFn::new_rcu_idle`].
     pub const fn new(
         name: &CStr,
         desc: &CStr,
@@ -244,8 +311,9 @@ impl State {
         enter: Enter,
     ) -> Self {
         let flags = match enter {
-            Enter::Poll => Flags::POLLING,
-            Enter::C(_) => Flags::NONE,
+            Enter::Poll => Flags::empty().or(Flag::Polling),
+            Enter::C(f) if f.rcu_idle => Flags::empty().or(Flag::RcuIdle),
+            Enter::C(_) => Flags::empty(),
         };
         Self {
             name: FixedStr::new(name),
@@ -254,6 +322,7 @@ impl State {
             target_residency_us,
             power_mw: -1,
             flags,
+            driver_flags: 0,
             enter,
         }
     }
@@ -270,8 +339,14 @@ impl State {
     }
 
     /// Adds `flags` to the state's flags.
-    pub const fn flags(mut self, flags: Flags) -> Self {
-        self.flags = self.flags.with(flags);
+    pub fn flags(mut self, flags: impl Into<Flags>) -> Self {
+        self.flags |= flags.into();
+        self
+    }
+
+    /// Sets the driver's own flags ([`State::driver_flags`]).
+    pub const fn driver_flags(mut self, bits: u16) -> Self {
+        self.driver_flags = bits;
         self
     }
 
@@ -286,7 +361,12 @@ impl State {
     }
 
     fn polling(&self) -> bool {
-        self.flags.contains(Flags::POLLING)
+        self.flags.contains(Flag::Polling)
+    }
+
+    /// The raw `cpuidle_state::flags` word.
+    fn raw_flags(&self) -> u32 {
+        u32::from(self.flags) | (u32::from(self.driver_flags) << DRIVER_FLAGS_SHIFT)
     }
 }
 
@@ -308,8 +388,10 @@ impl State {
 /// Returns `EINVAL` and logs which state broke which rule when: there are
 /// no states or more than [`STATE_MAX`]; a name is empty or longer than
 /// [`NAME_MAX`] or a description longer than [`DESC_MAX`]; two states share
-/// a name; a polling state is not at index 0; a non-polling state's exit
-/// latency exceeds its target residency; target residencies decrease.
+/// a name; a polling state is not at index 0; [`Flag::RcuIdle`] is set on
+/// a state whose entry routine leaves RCU to the core or missing from one
+/// whose routine manages it; a non-polling state's exit latency exceeds
+/// its target residency; target residencies decrease.
 pub fn validate(driver: &CStr, states: &[State]) -> Result {
     let n = states.len();
     if n == 0 || n > STATE_MAX {
@@ -340,6 +422,12 @@ pub fn validate(driver: &CStr, states: &[State]) -> Result {
         }
         if matches!(s.enter, Enter::Poll) && !s.polling() {
             pr_err!("cpuidle: {driver}: state {i} ({name}): poll entry without POLLING flag\n");
+            return Err(EINVAL);
+        }
+        if s.flags.contains(Flag::RcuIdle) != s.enter.rcu_idle() {
+            pr_err!(
+                "cpuidle: {driver}: state {i} ({name}): RCU_IDLE flag disagrees with the entry routine\n"
+            );
             return Err(EINVAL);
         }
         if !s.polling() && s.exit_latency_us > s.target_residency_us {
@@ -453,9 +541,7 @@ impl Registration {
     /// of `opts.cpumask` (all possible CPUs by default).
     pub fn new(name: &'static CStr, states: &[State], opts: Options) -> Result<Self> {
         validate(name, states)?;
-        // SAFETY: `cpuidle_driver` is plain C data for which all-zeroes is
-        // a valid (empty) value.
-        let mut raw: bindings::cpuidle_driver = unsafe { core::mem::zeroed() };
+        let mut raw: bindings::cpuidle_driver = pin_init::zeroed();
         raw.name = name.as_char_ptr();
         raw.governor = opts.governor.map_or(core::ptr::null(), |g| g.as_char_ptr());
         // The core only reads the mask; it lives as long as the driver
@@ -466,7 +552,7 @@ impl Registration {
         for (i, s) in states.iter().enumerate() {
             let p = drv.get();
             let enter = match s.enter {
-                Enter::C(EnterFn(f)) => Some(f),
+                Enter::C(EnterFn { f, .. }) => Some(f),
                 // SAFETY: `p` points to the valid driver we own; `validate()`
                 // put polling states at index 0, the one this initialises.
                 // Its name, numbers and flags are overwritten below, so the
@@ -492,7 +578,8 @@ impl Registration {
             st.exit_latency_ns = s.exit_latency_ns();
             st.target_residency_ns = s.target_residency_ns();
             st.power_usage = s.power_mw;
-            st.flags = s.flags.bits();
+            // `validate()` checked `RcuIdle` against the routine.
+            st.flags = s.raw_flags();
             st.enter = enter;
         }
         // SAFETY: the driver is fully initialised and lives in a box that is
@@ -537,14 +624,17 @@ impl Registration {
             return None;
         }
         // SAFETY: `dev` is a device registered by this driver, which stays
-        // registered while `self` lives; `i < STATE_MAX`.  The fields are
-        // plain counters written by their CPU: read them with volatile
-        // loads, as the C sysfs code reads them without a lock.
+        // registered while `self` lives, and `i < STATE_MAX`: both fields
+        // are valid, aligned `u64`s.  Their CPU updates them in the idle
+        // loop without a lock; this reads each with one atomic load
+        // (`READ_ONCE()`), where the C sysfs code reads them plainly.  The
+        // C writer's plain stores make a data race only as the C readers'
+        // do; on the Rust side there is no non-atomic access to race with.
         unsafe {
-            let u = core::ptr::addr_of!((*dev).states_usage[i]);
+            let u = &raw mut (*dev).states_usage[i];
             Some(StateStats {
-                usage: core::ptr::read_volatile(core::ptr::addr_of!((*u).usage)),
-                time_ns: core::ptr::read_volatile(core::ptr::addr_of!((*u).time_ns)),
+                usage: atomic_load(&raw mut (*u).usage, Relaxed),
+                time_ns: atomic_load(&raw mut (*u).time_ns, Relaxed),
             })
         }
     }
@@ -634,97 +724,48 @@ pub trait Hotplug: 'static {
 ///
 /// A typical driver enables the CPU's cpuidle device in `online` and
 /// disables it in `dead`, under a [`PauseGuard`].
-///
-/// # Invariants
-///
-/// `online` is the dynamic state number and `CPUHP_CPUIDLE_DEAD` is set up,
-/// both with `T`'s trampolines, until `drop()`.
 pub struct HotplugRegistration<T: Hotplug> {
-    online: c_int,
-    _t: PhantomData<T>,
+    // Fields drop in order: the "dead" state goes first, as it came last.
+    _dead: cpuhp::Registration<Dead<T>>,
+    _online: cpuhp::Registration<Online<T>>,
 }
 
-// SAFETY: the registration holds only a state number; removing it may be
-// done from any thread.
-unsafe impl<T: Hotplug> Send for HotplugRegistration<T> {}
-// SAFETY: no `&self` method touches anything.
-unsafe impl<T: Hotplug> Sync for HotplugRegistration<T> {}
+/// `T::online` as the startup callback of a hotplug state.
+struct Online<T>(PhantomData<T>);
+
+#[vtable]
+impl<T: Hotplug> cpuhp::Callbacks for Online<T> {
+    fn startup(cpu: CpuId) -> Result {
+        if let Err(e) = T::online(cpu) {
+            pr_err!("cpuidle: CPU{}: cannot enable its device: {e:?}\n", cpu.as_u32());
+        }
+        Ok(())
+    }
+}
+
+/// `T::dead` as the teardown callback of a hotplug state.
+struct Dead<T>(PhantomData<T>);
+
+#[vtable]
+impl<T: Hotplug> cpuhp::Callbacks for Dead<T> {
+    fn teardown(cpu: CpuId) -> Result {
+        if let Err(e) = T::dead(cpu) {
+            pr_err!("cpuidle: CPU{}: cannot disable its device: {e:?}\n", cpu.as_u32());
+        }
+        Ok(())
+    }
+}
 
 impl<T: Hotplug> HotplugRegistration<T> {
     /// Registers `T`'s callbacks under the names `online_name` and
     /// `dead_name` (shown in `/sys/devices/system/cpu/hotplug/states`).
     pub fn new(online_name: &'static CStr, dead_name: &'static CStr) -> Result<Self> {
-        // SAFETY: the names are `'static`; the trampolines have the C
-        // signature; `false`: do not run them for the CPUs already up.
-        let online = unsafe {
-            bindings::__cpuhp_setup_state(
-                bindings::cpuhp_state_CPUHP_AP_ONLINE_DYN,
-                online_name.as_char_ptr(),
-                false,
-                Some(Self::online_callback),
-                None,
-                false,
-            )
-        };
-        if online < 0 {
-            return Err(Error::from_errno(online));
-        }
-        // SAFETY: as above, for the fixed cpuidle "dead" state.
-        let ret = unsafe {
-            bindings::__cpuhp_setup_state(
-                bindings::cpuhp_state_CPUHP_CPUIDLE_DEAD,
-                dead_name.as_char_ptr(),
-                false,
-                None,
-                Some(Self::dead_callback),
-                false,
-            )
-        };
-        if ret < 0 {
-            // SAFETY: `online` was set up just above.
-            unsafe { bindings::__cpuhp_remove_state(online as bindings::cpuhp_state, false) };
-            return Err(Error::from_errno(ret));
-        }
-        // INVARIANT: both states are set up.
+        let online = cpuhp::Registration::new(cpuhp::State::OnlineDyn, online_name, false)?;
+        let dead = cpuhp::Registration::new(cpuhp::State::CpuidleDead, dead_name, false)?;
         Ok(Self {
-            online,
-            _t: PhantomData,
+            _dead: dead,
+            _online: online,
         })
-    }
-
-    /// # Safety
-    ///
-    /// Only called by the CPU hotplug core, with a CPU number.
-    unsafe extern "C" fn online_callback(cpu: c_uint) -> c_int {
-        // SAFETY: the hotplug core passes a valid CPU number.
-        let id = unsafe { CpuId::from_u32_unchecked(cpu) };
-        if let Err(e) = T::online(id) {
-            pr_err!("cpuidle: CPU{cpu}: cannot enable its device: {e:?}\n");
-        }
-        0
-    }
-
-    /// # Safety
-    ///
-    /// Only called by the CPU hotplug core, with a CPU number.
-    unsafe extern "C" fn dead_callback(cpu: c_uint) -> c_int {
-        // SAFETY: the hotplug core passes a valid CPU number.
-        let id = unsafe { CpuId::from_u32_unchecked(cpu) };
-        if let Err(e) = T::dead(id) {
-            pr_err!("cpuidle: CPU{cpu}: cannot disable its device: {e:?}\n");
-        }
-        0
-    }
-}
-
-impl<T: Hotplug> Drop for HotplugRegistration<T> {
-    fn drop(&mut self) {
-        // SAFETY: both states are set up (type invariant); `false`: do not
-        // run the teardown callbacks now.
-        unsafe {
-            bindings::__cpuhp_remove_state(bindings::cpuhp_state_CPUHP_CPUIDLE_DEAD, false);
-            bindings::__cpuhp_remove_state(self.online as bindings::cpuhp_state, false);
-        }
     }
 }
 
@@ -778,7 +819,7 @@ impl Driver {
         StateInfo {
             exit_latency_ns: s.exit_latency_ns,
             target_residency_ns: s.target_residency_ns,
-            flags: Flags(s.flags),
+            flags: Flags::from_raw(s.flags),
         }
     }
 }
@@ -789,8 +830,9 @@ impl Driver {
 /// other CPUs may write some fields of the device (sysfs writes
 /// `states_usage[i].disable` and `poll_limit_ns` without a lock the idle
 /// loop takes).  The accessors therefore go through raw pointers and read
-/// such fields with volatile loads, as the C code reads them with
-/// `READ_ONCE()` or plain loads; no reference to the C structure is made.
+/// such fields with `atomic_load()` (`READ_ONCE()`), where the C governors
+/// read them with `READ_ONCE()` or plain loads; no reference to the C
+/// structure is made.
 ///
 /// # Invariants
 ///
@@ -821,13 +863,11 @@ impl Device {
     /// The `disable` word of state `i < STATE_MAX`.
     #[inline]
     fn disable_bits(&self, i: usize) -> u64 {
-        // SAFETY: the device is valid (type invariant) and `i < STATE_MAX`;
-        // sysfs writes the word from other CPUs: read it once, volatile.
-        unsafe {
-            core::ptr::read_volatile(core::ptr::addr_of!(
-                (*self.as_raw()).states_usage[i].disable
-            ))
-        }
+        // SAFETY: the device is valid (type invariant) and `i < STATE_MAX`:
+        // a valid, aligned `u64`.  sysfs sets and clears its bits from other
+        // CPUs: read it once, atomically (`READ_ONCE()`), as `teo.c` reads
+        // it (plainly) once per state; no Rust code writes it.
+        unsafe { atomic_load(&raw mut (*self.as_raw()).states_usage[i].disable, Relaxed) }
     }
 
     /// The CPU of the device.
@@ -873,10 +913,20 @@ impl Device {
     #[inline]
     pub fn take_poll_time_limit(&self) -> bool {
         let d = self.as_raw();
-        // SAFETY: valid device.  The bit shares its word with `registered`
-        // and `enabled`, which the core changes only with the device out of
-        // the idle loop, and is set by the polling state on this CPU: the
-        // same read-modify-write the C governors do.
+        // SAFETY: valid device (type invariant).  The bit shares a word
+        // with `registered` and `enabled`, and the accessors read and write
+        // the whole word, plainly.  That cannot race with a store: besides
+        // this method, the word is written only (a) by the polling state
+        // (`poll_idle()`), in the idle loop of the device's CPU, which is
+        // not in a state while a governor callback runs for the device, and
+        // (b) by the core's device enable, disable and (un)registration,
+        // under `cpuidle_lock` with the device out of the idle loop (idle
+        // paused, or the device not installed); those call the `enable` and
+        // `disable` callbacks themselves, before or after their own store.
+        // This method is only reachable from the callbacks for this device
+        // (a `&Device` does not outlive one), which the core calls one at a
+        // time (see `Governor`).  Other CPUs only read the word.  `teo.c`
+        // clears the bit the same way (`dev->poll_time_limit = false`).
         unsafe {
             let v = bindings::cpuidle_device::poll_time_limit_raw(d) != 0;
             bindings::cpuidle_device::set_poll_time_limit_raw(d, 0);
@@ -973,7 +1023,7 @@ pub const fn tick_nsec() -> i64 {
 /// `cpuidle_pause_and_lock()`, and a governor switch, which uninstalls the
 /// idle handler and waits for the CPUs to leave it first).
 #[vtable]
-pub trait Governor: 'static {
+pub trait Governor: Sized + 'static {
     /// The governor's name (at most [`NAME_MAX`] bytes, checked at compile
     /// time).
     const NAME: &'static CStr;
@@ -982,13 +1032,6 @@ pub trait Governor: 'static {
     /// What the governor keeps for each CPU (at most 32 KiB, checked at
     /// compile time).  It is never dropped: a governor stays registered.
     type CpuData: Default + Send;
-
-    /// The governor's static slot, declared next to it:
-    /// `static GOV: GovernorSlot<MyGov> = GovernorSlot::new();` (the
-    /// trampolines find the per-CPU data through it).
-    fn slot() -> &'static GovernorSlot<Self>
-    where
-        Self: Sized;
 
     /// Picks the state to enter on `dev`'s CPU; returns its index (clamped
     /// to the driver's states) and may set `*stop_tick` to false to keep
@@ -1017,90 +1060,43 @@ pub trait Governor: 'static {
     }
 }
 
-/// The smallest unit `alloc_percpu()` serves (`PCPU_MIN_UNIT_SIZE`), the
-/// most it may be asked for.
-const PCPU_MIN_UNIT_SIZE: usize = 32 << 10;
-
-/// A governor's per-CPU allocation, and where each CPU's part of it lies.
+/// Ties a governor to its one [`GovernorSlot`].
 ///
-/// The addresses are worked out once, when the governor registers, and
-/// kept in a plain array: the callbacks run on every idle entry and exit,
-/// where `per_cpu_ptr()` (a C helper, a call from Rust) would add a call
-/// to each.
+/// Implemented by [`declare_cpuidle_governor!`], which declares the slot
+/// as a `static`; not meant to be implemented by hand.
 ///
-/// # Invariants
+/// # Safety
 ///
-/// `_base` is a `__percpu` pointer to a `D`, initialised for every possible
-/// CPU and never freed (it is kept here, where kmemleak sees the
-/// allocation referenced).  `cpus[c]` is `Some` exactly for the possible
-/// CPUs `c` below `nr_cpu_ids`, and then points to CPU `c`'s `D` in it.
-struct PerCpuData<D> {
-    _base: NonNull<D>,
-    cpus: KVVec<Option<NonNull<D>>>,
+/// [`GovernorStatic::slot`] returns a reference to the same `static` on
+/// every call: the callbacks of the governor find their per-CPU data
+/// through it, trusting that it is the slot that was registered.
+pub unsafe trait GovernorStatic: Governor {
+    /// The governor's slot.
+    fn slot() -> &'static GovernorSlot<Self>;
 }
 
-// SAFETY: the pointers are into a per-CPU allocation; which CPU's data is
-// accessed, and when, is the business of the callbacks (see `Governor`),
-// and `D: Send` lets a CPU's data be set up on another CPU.
-unsafe impl<D: Send> Send for PerCpuData<D> {}
-// SAFETY: as above; sharing the table gives no access by itself.
-unsafe impl<D: Send> Sync for PerCpuData<D> {}
+/// Declares the static [`GovernorSlot`] of a governor, to be registered
+/// with [`GovernorSlot::register`] (typically from a module's `init`).
+///
+/// # Examples
+///
+/// ```ignore
+/// kernel::declare_cpuidle_governor!(static GOVERNOR: MyGov);
+/// ```
+#[macro_export]
+macro_rules! declare_cpuidle_governor {
+    ($vis:vis static $name:ident: $gov:ty) => {
+        $vis static $name: $crate::cpuidle::GovernorSlot<$gov> =
+            $crate::cpuidle::GovernorSlot::new();
 
-impl<D: Default + Send> PerCpuData<D> {
-    /// Allocates and initialises the data of every possible CPU.
-    fn new() -> Result<Self> {
-        let nr = crate::cpu::nr_cpu_ids() as usize;
-        let mut cpus = KVVec::with_capacity(nr, GFP_KERNEL)?;
-        let size = core::mem::size_of::<D>().max(1);
-        // SAFETY: `size` is in `1..=PCPU_MIN_UNIT_SIZE` (checked at compile
-        // time by `GovernorSlot::new()`), the alignment a power of two.
-        let p = unsafe { bindings::__alloc_percpu(size, core::mem::align_of::<D>()) };
-        let base = NonNull::new(p.cast::<D>()).ok_or(ENOMEM)?;
-        // SAFETY: `__cpu_possible_mask` is a valid, static mask.
-        let possible = unsafe { Cpumask::from_raw(&raw const bindings::__cpu_possible_mask) };
-        for cpu in 0..nr as u32 {
-            let mine = CpuId::from_u32(cpu)
-                .filter(|&c| possible.test(c))
-                .and_then(|_| {
-                    // SAFETY: `p` is a per-CPU allocation and `cpu` a
-                    // possible CPU.
-                    NonNull::new(unsafe { bindings::per_cpu_ptr(p, cpu) }.cast::<D>())
-                });
-            if let Some(d) = mine {
-                // SAFETY: `d` is CPU `cpu`'s part of the allocation, sized
-                // and aligned for a `D`; nothing else knows it yet.
-                unsafe { d.as_ptr().write(D::default()) };
+        // SAFETY: `slot()` returns the static declared just above, the same
+        // one on every call.
+        unsafe impl $crate::cpuidle::GovernorStatic for $gov {
+            fn slot() -> &'static $crate::cpuidle::GovernorSlot<Self> {
+                &$name
             }
-            // Cannot fail: the capacity is `nr`.
-            cpus.push(mine, GFP_KERNEL)?;
         }
-        // INVARIANT: `_base` is the allocation, never freed; `cpus` is
-        // `Some` for each possible CPU below `nr_cpu_ids`, each initialised.
-        Ok(Self { _base: base, cpus })
-    }
-
-    /// The data of `cpu`.
-    ///
-    /// # Safety
-    ///
-    /// `cpu` is a possible CPU, and the caller is a governor callback of
-    /// `cpu`'s device, so it is the only user of that data meanwhile (see
-    /// [`Governor`]) for the returned lifetime.
-    #[allow(clippy::mut_from_ref)]
-    #[inline]
-    unsafe fn get(&self, cpu: CpuId) -> &mut D {
-        // SAFETY: `cpu < nr_cpu_ids` (`CpuId` invariant), the length of
-        // `cpus`, and its entry is `Some` as `cpu` is possible (type
-        // invariant and the caller's contract).
-        let p = unsafe {
-            self.cpus
-                .get_unchecked(cpu.as_u32() as usize)
-                .unwrap_unchecked()
-        };
-        // SAFETY: an initialised `D` (type invariant); exclusive by the
-        // caller's contract.
-        unsafe { &mut *p.as_ptr() }
-    }
+    };
 }
 
 /// Static storage of a governor, to be registered with
@@ -1108,7 +1104,7 @@ impl<D: Default + Send> PerCpuData<D> {
 ///
 /// The core links a registered governor into its list for good: there is
 /// no unregistration, so the slot must be a `static` and the code built in.
-/// Declare it with `static GOV: GovernorSlot<MyGov> = GovernorSlot::new();`.
+/// Declare it with [`declare_cpuidle_governor!`].
 ///
 /// # Invariants
 ///
@@ -1120,17 +1116,20 @@ impl<D: Default + Send> PerCpuData<D> {
 pub struct GovernorSlot<T: Governor> {
     gov: Opaque<bindings::cpuidle_governor>,
     claimed: SetOnce<()>,
-    data: UnsafeCell<Option<PerCpuData<T::CpuData>>>,
+    data: UnsafeCell<Option<PerCpu<T::CpuData>>>,
 }
 
 // SAFETY: after registration the core owns the struct and serialises access
 // to it; the slot offers no method that reads or writes it besides
 // `register()`, which hands it to the core.  `data` is written once, by
 // the one `register()` that claimed the slot, before any callback can run
-// (type invariant), and only read after; the per-CPU data is `Sync`.
+// (type invariant), and only read after.  Each CPU's part of the per-CPU
+// data goes, exclusively, to the callbacks for that CPU's device alone
+// (see `Governor`), which may run on another CPU than the one that set it
+// up: `T::CpuData: Send`.
 unsafe impl<T: Governor> Sync for GovernorSlot<T> {}
 
-impl<T: Governor> GovernorSlot<T> {
+impl<T: GovernorStatic> GovernorSlot<T> {
     /// Creates the slot; fails to compile if `T::NAME` is too long or
     /// `T::CpuData` too large for a per-CPU allocation.
     // A slot is only ever a `static` made by this `const fn`: no `Default`.
@@ -1141,12 +1140,10 @@ impl<T: Governor> GovernorSlot<T> {
             "cpuidle governor name too long"
         );
         assert!(
-            core::mem::size_of::<T::CpuData>() <= PCPU_MIN_UNIT_SIZE,
+            core::mem::size_of::<T::CpuData>() <= percpu::MAX_SIZE,
             "cpuidle governor per-CPU data too large"
         );
-        // SAFETY: `cpuidle_governor` is plain C data (a list head, scalars,
-        // function pointers) for which all-zeroes is a valid value.
-        let mut g: bindings::cpuidle_governor = unsafe { core::mem::zeroed() };
+        let mut g: bindings::cpuidle_governor = pin_init::zeroed();
         g.name = copy_cstr(T::NAME);
         g.rating = T::RATING;
         g.select = Some(Self::select_callback);
@@ -1175,7 +1172,7 @@ impl<T: Governor> GovernorSlot<T> {
     /// Allocates the per-CPU data and registers the governor with the
     /// cpuidle core.  To be called once, from an initcall at postcore level
     /// or earlier (see the module docs of the governor for why), on the
-    /// slot [`Governor::slot`] returns (else `EINVAL`).  Returns `EBUSY` if
+    /// slot [`GovernorStatic::slot`] returns (else `EINVAL`).  Returns `EBUSY` if
     /// called again, `ENOMEM` if the per-CPU data cannot be allocated,
     /// `EEXIST` if a governor with this name exists.
     pub fn register(&'static self) -> Result {
@@ -1185,7 +1182,7 @@ impl<T: Governor> GovernorSlot<T> {
         if self.claimed.as_ref().is_some() {
             return Err(EBUSY);
         }
-        let data = PerCpuData::new()?;
+        let data = PerCpu::new()?;
         if !self.claimed.populate(()) {
             // A losing concurrent caller's per-CPU allocation is leaked, as
             // a registered governor's is; registering is an initcall's job.
@@ -1224,7 +1221,7 @@ impl<T: Governor> GovernorSlot<T> {
         let data = unsafe { (*T::slot().data.get()).as_ref().unwrap_unchecked() };
         // SAFETY: a registered device's CPU is a possible CPU (`Device`
         // invariant); exclusive by the callback contract (see `Governor`).
-        unsafe { data.get(dev.cpu()) }
+        unsafe { data.get_mut(dev.cpu()) }
     }
 
     /// # Safety
@@ -1365,7 +1362,7 @@ mod tests {
     #[test]
     fn polling_only_at_index_0() {
         assert_eq!(check(&[c"A".into_state(1, 1), poll()]), Err(EINVAL));
-        let flagged = c"B".into_state(1, 1).flags(Flags::POLLING);
+        let flagged = c"B".into_state(1, 1).flags(Flag::Polling);
         assert_eq!(check(&[c"A".into_state(1, 1), flagged]), Err(EINVAL));
     }
 
@@ -1385,19 +1382,37 @@ mod tests {
     }
 
     #[test]
-    fn units_and_flags() {
+    fn units_and_flags() -> Result {
         assert_eq!(us_to_ns(0), 0);
         assert_eq!(us_to_ns(1000), 1_000_000);
         assert_eq!(us_to_ns(u32::MAX), i64::from(u32::MAX) * 1000);
         let s = c"X".into_state(100, 1000).power(50);
         assert_eq!(s.exit_latency_ns(), 100_000);
         assert_eq!(s.target_residency_ns(), 1_000_000);
-        assert_eq!(Flags::driver(0).bits(), 1 << 16);
-        assert_eq!(Flags::driver(15).bits(), 1 << 31);
-        assert!((Flags::TIMER_STOP | Flags::driver(1)).contains(Flags::TIMER_STOP));
-        assert_eq!(Flags::POLLING.bits(), 1);
-        assert_eq!(Flags::RCU_IDLE.bits(), 1 << 6);
+        let (core, driver) = Flags::split_raw((1 << 16) | (1 << 31) | (1 << 2))?;
+        assert_eq!((core, driver), (Flags::from(Flag::TimerStop), 0x8001));
+        assert_eq!(Flags::split_raw(1 << 15), Err(EINVAL));
+        assert_eq!(Flags::split_raw(1 << 1), Err(EINVAL));
+        assert_eq!(u32::from(Flags::from(Flag::Polling)), 1);
+        assert_eq!(u32::from(Flags::from(Flag::RcuIdle)), 1 << 6);
+        assert_eq!(s.driver_flags(0xa5).raw_flags(), 0xa5 << 16);
         assert!(tick_nsec() > 0);
+        Ok(())
+    }
+
+    #[test]
+    fn rcu_idle_follows_the_entry_routine() {
+        // SAFETY: the routine is never registered nor called.
+        let rcu = unsafe { EnterFn::new_rcu_idle(never_entered) };
+        let own = State::new(c"R", c"rcu", 1, 1, Enter::C(rcu));
+        assert!(own.flags.contains(Flag::RcuIdle));
+        assert!(check(&[own]).is_ok());
+        // Safe code may set or clear the flag; the table is then refused.
+        let claimed = c"A".into_state(1, 1).flags(Flag::RcuIdle);
+        assert_eq!(check(&[claimed]), Err(EINVAL));
+        let mut dropped = own;
+        dropped.flags = Flags::empty();
+        assert_eq!(check(&[dropped]), Err(EINVAL));
     }
 
     trait IntoState {
