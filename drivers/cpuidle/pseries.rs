@@ -9,10 +9,11 @@
 //! on POWER10 and later CEDE takes its exit latency from the firmware's
 //! cede latency settings (the lowest non-zero one, residency 10x).  Beyond
 //! upstream, every extended CEDE (XCEDE) setting that an external interrupt
-//! wakes from becomes a state `XCEDE<hint>` (timer stops, exit latency
-//! + 10 us, residency 10x), so that governors can use them.  The settings
-//! are parsed in `pseries_xcede.rs`; malformed firmware data is reported
-//! and leaves the plain snooze + CEDE table.
+//! wakes from becomes a state `XCEDE<hint>` (timer stops, exit latency the
+//! setting's plus 10 us, residency 10x), so that governors can use them.
+//! The settings are parsed in `pseries_xcede.rs`; malformed firmware data
+//! is reported and leaves snooze + CEDE, CEDE fixed up from it as upstream
+//! does.
 //!
 //! The idle-entry routines and platform queries are built-in C
 //! (`pseries_idle.c`); this module can be unloaded and loaded again.
@@ -29,14 +30,29 @@
 //! with their flags and cede latency hints.
 
 use kernel::{
-    c_str,
+    bindings,
     cpu::CpuId,
     cpuidle::{
-        Enter, EnterFn, Flags, Hotplug, HotplugRegistration, Options, PauseGuard, Registration,
-        State,
+        self,
+        Enter,
+        EnterFn,
+        Flag,
+        Hotplug,
+        HotplugRegistration,
+        Options,
+        PauseGuard,
+        RawEnterFn,
+        Registration,
+        State, //
     },
-    debugfs::{Dir, File},
-    ffi::{c_char, c_int},
+    debugfs::{
+        Dir,
+        File, //
+    },
+    ffi::{
+        c_char,
+        c_int, //
+    },
     fmt,
     prelude::*,
 };
@@ -44,7 +60,10 @@ use kernel::{
 #[path = "pseries_xcede.rs"]
 pub mod pseries_xcede;
 
-use pseries_xcede::{Plan, Skip};
+use pseries_xcede::{
+    Plan,
+    Skip, //
+};
 
 module! {
     type: PseriesIdle,
@@ -55,43 +74,61 @@ module! {
 }
 
 // pseries_idle.c (built in) and pseries_param.c (this module); prototypes
-// in pseries_idle.h.  The cpuidle structures are only passed through by
-// pointer; `improper_ctypes` objects to a zero-sized member deep inside.
-// The three `safe` ones take nothing and only read firmware and CPU
-// feature bits: any call is sound.
-#[allow(improper_ctypes)]
+// in pseries_idle.h.  The entry routines are checked against
+// `cpuidle_state::enter` on both sides: below through `RawEnterFn` (the
+// kernel crate checks it against the field's bindgen type), in
+// pseries_idle.c by a static_assert against the field's C type.  The
+// other prototypes pass only scalars and byte or C-string pointers.
 unsafe extern "C" {
+    // These three take nothing and only read firmware and CPU feature bits
+    // set at boot, or this CPU's lppaca (every CPU has a valid one, so a
+    // migration in between is harmless): any call from any context is
+    // sound.
     safe fn pseries_rs_splpar() -> bool;
     safe fn pseries_rs_shared_processor() -> bool;
     safe fn pseries_rs_firmware_latencies() -> bool;
     fn pseries_rs_get_cede_latency(buf: *mut u8, size: usize) -> c_int;
     fn pseries_rs_xcede_payload() -> *const c_char;
     fn pseries_rs_lpar() -> *const c_char;
+    // `improper_ctypes` (on these three only) follows `drv` through
+    // `cpuidle_driver::owner` and `module::srcu_struct_ptrs` to
+    // `srcu_struct::dep_map`, a `lockdep_map`, which has no fields without
+    // CONFIG_LOCKDEP (srcutree.h keeps the member regardless).  Nothing
+    // here reads through the pointers: the core passes them to C.
+    #[allow(improper_ctypes)]
     fn pseries_rs_snooze(
-        dev: *mut kernel::bindings::cpuidle_device,
-        drv: *mut kernel::bindings::cpuidle_driver,
+        dev: *mut bindings::cpuidle_device,
+        drv: *mut bindings::cpuidle_driver,
         index: c_int,
     ) -> c_int;
+    #[allow(improper_ctypes)]
     fn pseries_rs_dedicated_cede(
-        dev: *mut kernel::bindings::cpuidle_device,
-        drv: *mut kernel::bindings::cpuidle_driver,
+        dev: *mut bindings::cpuidle_device,
+        drv: *mut bindings::cpuidle_driver,
         index: c_int,
     ) -> c_int;
+    #[allow(improper_ctypes)]
     fn pseries_rs_shared_cede(
-        dev: *mut kernel::bindings::cpuidle_device,
-        drv: *mut kernel::bindings::cpuidle_driver,
+        dev: *mut bindings::cpuidle_device,
+        drv: *mut bindings::cpuidle_driver,
         index: c_int,
     ) -> c_int;
 }
 
-/// Where a dedicated_cede state's cede latency hint sits in its flags,
-/// among the driver-private bits (`PSERIES_RS_CEDE_HINT_SHIFT`).
-const CEDE_HINT_SHIFT: u32 = 16;
+const _: RawEnterFn = pseries_rs_snooze;
+const _: RawEnterFn = pseries_rs_dedicated_cede;
+const _: RawEnterFn = pseries_rs_shared_cede;
 
-/// The flags that carry cede latency hint `hint` to `pseries_rs_dedicated_cede`.
-const fn cede_hint(hint: u8) -> Flags {
-    Flags::from_bits((hint as u32) << CEDE_HINT_SHIFT)
-}
+// A dedicated_cede state's cede latency hint is the low byte of its driver
+// flags, which sit in the high half of `cpuidle_state::flags`.
+// pseries_idle.c reads it there, at half the field's C width (asserting
+// that the core's flags stay below); here the same: the field is a `u32`
+// and the kernel crate's shift is half of that.
+const _: fn(&bindings::cpuidle_state) -> &u32 = |s| &s.flags;
+const _: () = assert!(cpuidle::DRIVER_FLAGS_SHIFT == u32::BITS / 2);
+
+// The XCEDE states fill what the core holds after snooze and CEDE.
+const _: () = assert!(2 + pseries_xcede::MAX_XCEDE_STATES == cpuidle::STATE_MAX);
 
 /// The option that lets `xcede_payload=` stand in for the firmware.
 const TEST_PAYLOAD_OPTION: &str = "CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD";
@@ -174,7 +211,8 @@ fn read_settings(buf: &mut [u8; PAYLOAD_BUF], injected: Option<usize>) -> (Sourc
         pr_info!("no cede latency settings from firmware ({ret}): CEDE only\n");
         return (Source::None, 0);
     }
-    (Source::Firmware, ret as usize)
+    // The C helper copies at most `buf.len()` bytes.
+    (Source::Firmware, (ret as usize).min(buf.len()))
 }
 
 /// Logs every record that gave no state.
@@ -204,9 +242,12 @@ struct Planned {
 
 /// Builds the table for this LPAR.
 fn build_states() -> Result<(KVec<Planned>, Source)> {
-    // SAFETY (all `EnterFn::new` below): the routines are `__cpuidle` C
-    // functions returning with IRQs off and the index they were given; none
-    // of the states is `RCU_IDLE`, so the core handles RCU around them.
+    // SAFETY: the routines named by the three `EnterFn::new` here are
+    // `__cpuidle` C functions (pseries_idle.c) that are called with IRQs
+    // off and return with IRQs off and the index they were given; none
+    // calls `ct_cpuidle_enter()`/`ct_cpuidle_exit()` (the core does it
+    // around them, as for cpuidle-pseries.c's states, none of which is
+    // RCU_IDLE).
     let snooze = unsafe { EnterFn::new(pseries_rs_snooze) };
     // Parameters first, so that a bad one is refused whatever the LPAR.
     let mut buf = KBox::new([0u8; PAYLOAD_BUF], GFP_KERNEL)?;
@@ -215,7 +256,7 @@ fn build_states() -> Result<(KVec<Planned>, Source)> {
     let mut out = KVec::new();
     out.push(
         Planned {
-            state: State::new(c"snooze", c"snooze", 0, 0, Enter::C(snooze)).flags(Flags::POLLING),
+            state: State::new(c"snooze", c"snooze", 0, 0, Enter::C(snooze)).flags(Flag::Polling),
             hint: None,
         },
         GFP_KERNEL,
@@ -250,24 +291,25 @@ fn build_states() -> Result<(KVec<Planned>, Source)> {
         let (src, n) = read_settings(&mut buf, injected);
         source = src;
         if src != Source::None {
-            match pseries_xcede::parse(&buf[..n]) {
-                Err(e) => {
-                    pr_err!("xcede: malformed cede latency settings ({e:?}): CEDE only\n");
-                }
-                Ok(records) => {
-                    // SAFETY: `tb_ticks_per_sec` is set once at boot.
-                    let tb = unsafe { kernel::bindings::tb_ticks_per_sec } as u64;
-                    let plan = pseries_xcede::plan(&records, tb);
-                    report_skips(&plan);
-                    if let Some((lat, res)) = plan.cede0 {
-                        cede0.exit_latency_us = lat;
-                        cede0.target_residency_us = res;
-                        pr_info!("CEDE exit latency fixed up to {lat} us\n");
-                    }
-                    for x in plan.states() {
-                        xstates.push(*x, GFP_KERNEL)?;
-                    }
-                }
+            // SAFETY: `tb_ticks_per_sec` is set once at boot, before any
+            // module is loaded.
+            let tb = unsafe { bindings::tb_ticks_per_sec } as u64;
+            let plan = pseries_xcede::plan_buffer(&buf[..n], tb);
+            if let Some(e) = plan.malformed {
+                // As cpuidle-pseries.c: CEDE is still fixed up from the
+                // whole records the answer has (below).
+                pr_err!(
+                    "xcede: malformed cede latency settings ({e:?}): no extended CEDE states\n"
+                );
+            }
+            report_skips(&plan);
+            if let Some((lat, res)) = plan.cede0 {
+                cede0.exit_latency_us = lat;
+                cede0.target_residency_us = res;
+                pr_info!("CEDE exit latency fixed up to {lat} us\n");
+            }
+            for x in plan.states() {
+                xstates.push(*x, GFP_KERNEL)?;
             }
         }
     }
@@ -281,20 +323,20 @@ fn build_states() -> Result<(KVec<Planned>, Source)> {
     for x in xstates {
         // `State` keeps its own copy of the name.
         let name = CStr::from_bytes_with_nul(x.name_with_nul()).map_err(|_| EINVAL)?;
-        let mut flags = cede_hint(x.hint);
+        let mut state = State::new(
+            name,
+            name,
+            x.exit_latency_us,
+            x.target_residency_us,
+            Enter::C(cede),
+        )
+        .driver_flags(u16::from(x.hint));
         if x.timer_stop {
-            flags = flags | Flags::TIMER_STOP;
+            state = state.flags(Flag::TimerStop);
         }
         out.push(
             Planned {
-                state: State::new(
-                    name,
-                    name,
-                    x.exit_latency_us,
-                    x.target_residency_us,
-                    Enter::C(cede),
-                )
-                .flags(flags),
+                state,
                 hint: Some(x.hint),
             },
             GFP_KERNEL,
@@ -336,16 +378,17 @@ impl Registered {
             let s = &p.state;
             write!(
                 f,
-                "state{i} {} exit_latency_us={} target_residency_us={} flags={:#x}",
+                "state{i} {} exit_latency_us={} target_residency_us={} flags={:#x} driver_flags={:#x}",
                 s.name().to_str().unwrap_or("?"),
                 s.exit_latency_us,
                 s.target_residency_us,
-                s.flags.bits()
+                u32::from(s.flags),
+                s.driver_flags
             )?;
-            if s.flags.contains(Flags::POLLING) {
+            if s.flags.contains(Flag::Polling) {
                 write!(f, " polling")?;
             }
-            if s.flags.contains(Flags::TIMER_STOP) {
+            if s.flags.contains(Flag::TimerStop) {
                 write!(f, " timer_stop")?;
             }
             match p.hint {
@@ -368,8 +411,8 @@ struct PseriesIdle {
 impl kernel::Module for PseriesIdle {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         // SAFETY: `cpuidle_disable` is set once at boot ("powersave=off").
-        let override_ = unsafe { kernel::bindings::cpuidle_disable };
-        if override_ != kernel::bindings::idle_boot_override_IDLE_NO_OVERRIDE as usize {
+        let override_ = unsafe { bindings::cpuidle_disable };
+        if override_ != bindings::idle_boot_override_IDLE_NO_OVERRIDE as usize {
             pr_info!("powersave=off: not registering\n");
             return Err(ENODEV);
         }
@@ -384,21 +427,22 @@ impl kernel::Module for PseriesIdle {
         for p in planned.iter() {
             states.push(p.state, GFP_KERNEL)?;
         }
-        let reg = Registration::new(c_str!("pseries_idle"), &states, Options::default())
+        let reg = Registration::new(c"pseries_idle", &states, Options::default())
             .inspect_err(|e| pr_err!("registration failed: {e:?}\n"))?;
         for (i, s) in states.iter().enumerate() {
             pr_debug!(
-                "state{i} {}: exit {} us, residency {} us, flags {:#x}\n",
+                "state{i} {}: exit {} us, residency {} us, flags {:#x}, driver flags {:#x}\n",
                 s.name(),
                 s.exit_latency_us,
                 s.target_residency_us,
-                s.flags.bits()
+                u32::from(s.flags),
+                s.driver_flags
             );
         }
-        let dir = Dir::new(c_str!("cpuidle_pseries"));
+        let dir = Dir::new(c"cpuidle_pseries");
         let file = KBox::pin_init(
             dir.read_callback_file(
-                c_str!("states"),
+                c"states",
                 Registered {
                     _reg: reg,
                     states: planned,
@@ -408,10 +452,8 @@ impl kernel::Module for PseriesIdle {
             ),
             GFP_KERNEL,
         )?;
-        let hotplug = HotplugRegistration::new(
-            c_str!("cpuidle/pseries_rs:online"),
-            c_str!("cpuidle/pseries_rs:dead"),
-        )?;
+        let hotplug =
+            HotplugRegistration::new(c"cpuidle/pseries_rs:online", c"cpuidle/pseries_rs:dead")?;
         Ok(Self {
             _hotplug: hotplug,
             _states: file,

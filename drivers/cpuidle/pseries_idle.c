@@ -9,6 +9,9 @@
  * the driver's table (see pseries_idle.h).
  */
 
+#include <linux/bits.h>
+#include <linux/build_bug.h>
+#include <linux/container_of.h>
 #include <linux/cpuidle.h>
 #include <linux/export.h>
 #include <linux/minmax.h>
@@ -30,6 +33,29 @@
 
 /* "Cede Latency Settings Information" system parameter (PAPR 7.3.16). */
 #define CEDE_LATENCY_TOKEN	45
+
+/*
+ * The cede latency hint of a dedicated_cede state: the low byte of the
+ * driver's half of its flags, the high half of cpuidle_state::flags, where
+ * pseries.rs puts it (State::driver_flags(); it asserts that the kernel
+ * crate's DRIVER_FLAGS_SHIFT is half the field's width, as here).
+ */
+#define CEDE_HINT_SHIFT \
+	(BITS_PER_TYPE(typeof_member(struct cpuidle_state, flags)) / 2)
+#define CEDE_HINT(flags)	(((flags) >> CEDE_HINT_SHIFT) & 0xff)
+
+/* The core's flags (RCU_IDLE the highest) stay below the driver's half. */
+static_assert(!(CPUIDLE_FLAG_RCU_IDLE >> CEDE_HINT_SHIFT));
+
+/*
+ * The entry routines have the type of cpuidle_state::enter, as does
+ * cpuidle::RawEnterFn, against which pseries.rs checks its declarations.
+ */
+#define ASSERT_ENTER_TYPE(fn) \
+	static_assert(__same_type(&(fn), typeof_member(struct cpuidle_state, enter)))
+ASSERT_ENTER_TYPE(pseries_rs_snooze);
+ASSERT_ENTER_TYPE(pseries_rs_dedicated_cede);
+ASSERT_ENTER_TYPE(pseries_rs_shared_cede);
 
 bool pseries_rs_splpar(void)
 {
@@ -139,8 +165,8 @@ static __cpuidle void cede_if_quiet(void)
 
 /*
  * CEDE and the extended CEDE states: cede with this state's latency hint
- * (from its flags, 0 for CEDE itself) in the lppaca, donating the dedicated CPU meanwhile,
- * and put the previous hint back afterwards.
+ * (from its flags, 0 for CEDE itself) in the lppaca, donating the
+ * dedicated CPU meanwhile, and put the previous hint back afterwards.
  */
 int __cpuidle pseries_rs_dedicated_cede(struct cpuidle_device *dev,
 					struct cpuidle_driver *drv, int index)
@@ -151,7 +177,7 @@ int __cpuidle pseries_rs_dedicated_cede(struct cpuidle_device *dev,
 	pseries_idle_prolog();
 	lp->donate_dedicated_cpu = 1;
 	prev = lp->cede_latency_hint;
-	lp->cede_latency_hint = PSERIES_RS_CEDE_HINT(drv->states[index].flags);
+	lp->cede_latency_hint = CEDE_HINT(drv->states[index].flags);
 
 	HMT_medium();
 	cede_if_quiet();

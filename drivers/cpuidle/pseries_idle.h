@@ -14,13 +14,6 @@ struct cpuidle_driver;
  * platform queries that are not exported either.
  */
 
-/*
- * The cede latency hint of a dedicated_cede state, in the driver-private
- * bits of its flags (pseries.rs: CEDE_HINT_SHIFT).
- */
-#define PSERIES_RS_CEDE_HINT_SHIFT	16
-#define PSERIES_RS_CEDE_HINT(flags)	(((flags) >> PSERIES_RS_CEDE_HINT_SHIFT) & 0xff)
-
 bool pseries_rs_splpar(void);
 bool pseries_rs_shared_processor(void);
 bool pseries_rs_firmware_latencies(void);

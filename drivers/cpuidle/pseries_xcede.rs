@@ -12,7 +12,9 @@
 //!
 //! This file is pure: no kernel calls, no allocation, no panics on any input
 //! (every access is bounds-checked).  The pseries driver, its KUnit suite,
-//! the host tests and the host fuzzer all compile it.
+//! the host tests and the host fuzzer all compile it; the payload builders
+//! and checkers of [`testing`] only the last three (KUnit option, `cfg(test)`
+//! or the host crate's `xcede_host_testing`), not a production module.
 
 /// Size of one record in the only layout defined so far.
 pub const RECORD_SIZE: usize = 10;
@@ -84,6 +86,15 @@ fn be64(b: &[u8]) -> u64 {
     v
 }
 
+/// The record in the [`RECORD_SIZE`] bytes of `r`.
+fn record(r: &[u8]) -> Record {
+    Record {
+        hint: r.first().copied().unwrap_or(0),
+        latency_ticks: be64(r.get(1..9).unwrap_or(&[])),
+        wake_on_irqs: r.get(9).is_some_and(|&b| b != 0),
+    }
+}
+
 /// Parses the buffer `ibm,get-system-parameter` filled (token 45).
 ///
 /// The payload normally ends with a NUL after the records; a payload
@@ -126,13 +137,43 @@ pub fn parse(buf: &[u8]) -> Result<Records, ParseError> {
         n,
     };
     for (slot, r) in out.recs.iter_mut().zip(records.chunks_exact(RECORD_SIZE)) {
-        *slot = Record {
-            hint: r[0],
-            latency_ticks: be64(&r[1..9]),
-            wake_on_irqs: r[9] != 0,
-        };
+        *slot = record(r);
     }
     Ok(out)
+}
+
+/// The whole records the C driver reads in a buffer that [`parse`]
+/// refuses, for CEDE(0)'s fix-up alone.
+///
+/// `cpuidle-pseries.c` gives up only on a record size other than 10 (no
+/// records here either; a buffer too short to hold the size byte counts as
+/// such); otherwise it reads `(payload size - 2) / 10` records whatever the
+/// buffer holds.  Here: the whole records after the size byte that both
+/// the payload size and the buffer cover, at most [`MAX_RECORDS`] (what the
+/// C driver's buffer has room for, so all the firmware can write into it).
+/// Where C reads beyond its buffer (a payload size beyond it, below 2, or
+/// more than 16 records) it reads memory that is not the firmware's; those
+/// bytes give no record here.  A payload of whole records without its NUL
+/// keeps its last record, as in [`parse`].
+fn whole_records(buf: &[u8]) -> Records {
+    let mut out = Records {
+        recs: [Record::default(); MAX_RECORDS],
+        n: 0,
+    };
+    let [p0, p1, size, rest @ ..] = buf else {
+        return out;
+    };
+    if usize::from(*size) + 1 != RECORD_SIZE {
+        return out;
+    }
+    let claimed = usize::from(u16::from_be_bytes([*p0, *p1])).saturating_sub(1) / RECORD_SIZE;
+    let n = claimed.min(rest.len() / RECORD_SIZE).min(MAX_RECORDS);
+    let whole = rest.chunks_exact(RECORD_SIZE).take(n);
+    for (slot, r) in out.recs.iter_mut().zip(whole) {
+        *slot = record(r);
+    }
+    out.n = n;
+    out
 }
 
 /// Fastest timebase accepted, Hz (POWER's is 512 MHz): keeps the
@@ -142,8 +183,8 @@ pub const MAX_TB_HZ: u64 = 1 << 34;
 /// Timebase ticks to microseconds as the kernel does it: ticks to
 /// nanoseconds (rounded down, as `tb_to_ns()`), then `DIV_ROUND_UP` to
 /// microseconds.  `None` for a timebase frequency of 0 or above
-/// [`MAX_TB_HZ`], or a result above [`MAX_LATENCY_US`].
-pub fn ticks_to_us(ticks: u64, tb_hz: u64) -> Option<u32> {
+/// [`MAX_TB_HZ`], or nanoseconds beyond 64 bits.
+pub fn ticks_to_us_wide(ticks: u64, tb_hz: u64) -> Option<u64> {
     if tb_hz == 0 || tb_hz > MAX_TB_HZ {
         return None;
     }
@@ -152,8 +193,31 @@ pub fn ticks_to_us(ticks: u64, tb_hz: u64) -> Option<u32> {
     let whole = (ticks / tb_hz).checked_mul(1_000_000_000)?;
     let frac = (ticks % tb_hz) * 1_000_000_000 / tb_hz;
     let ns = whole.checked_add(frac)?;
-    let us = ns.div_ceil(1000);
-    u32::try_from(us).ok().filter(|&us| us <= MAX_LATENCY_US)
+    Some(ns.div_ceil(1000))
+}
+
+/// [`ticks_to_us_wide`], and `None` above [`MAX_LATENCY_US`] too: the
+/// latency of an XCEDE state.
+pub fn ticks_to_us(ticks: u64, tb_hz: u64) -> Option<u32> {
+    ticks_to_us_wide(ticks, tb_hz)
+        .and_then(|us| u32::try_from(us).ok())
+        .filter(|&us| us <= MAX_LATENCY_US)
+}
+
+/// CEDE(0)'s exit latency and target residency from `records`, as the C
+/// driver's POWER10 fix-up (`fixup_cede0_latency()`) makes them: the lowest
+/// latency of any record, responsive or not, that is neither 0 us (not
+/// trusted) nor `UINT_MAX` us or more (C's starting minimum), and a
+/// residency of 10x, saturated where C's would wrap.  `None` if no record
+/// qualifies: CEDE keeps its 10/100 us.
+pub fn cede0_fixup(records: &[Record], tb_hz: u64) -> Option<(u32, u32)> {
+    records
+        .iter()
+        .filter_map(|r| ticks_to_us_wide(r.latency_ticks, tb_hz))
+        .filter_map(|us| u32::try_from(us).ok())
+        .filter(|&us| us != 0 && us != u32::MAX)
+        .min()
+        .map(|us| (us, us.saturating_mul(RESIDENCY_FACTOR)))
 }
 
 /// Why a record gives no cpuidle state.
@@ -235,9 +299,12 @@ fn xcede_name(hint: u8) -> [u8; 16] {
 /// The states built from a record set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan {
-    /// CEDE(0)'s exit latency and residency from the lowest non-zero record
-    /// latency, if any record has one.
+    /// CEDE(0)'s exit latency and residency ([`cede0_fixup`]), if any
+    /// record gives them.
     pub cede0: Option<(u32, u32)>,
+    /// Why the buffer was refused ([`plan_buffer`]): then there are no
+    /// XCEDE states and `cede0` comes from the records C would still read.
+    pub malformed: Option<ParseError>,
     states: [Option<XState>; MAX_XCEDE_STATES],
     skipped: [Option<(usize, u8, Skip)>; MAX_RECORDS],
 }
@@ -260,18 +327,17 @@ impl Plan {
 /// Records that wake only on `H_PROD`, have a zero or out-of-range latency,
 /// repeat an earlier hint or have hint 0 give no state; the states are
 /// ordered by exit latency and at most [`MAX_XCEDE_STATES`] are kept (the
-/// shallowest).  CEDE(0) takes the lowest non-zero latency of any record,
-/// with a residency of 10x, as the C driver's POWER10 fix-up does; every
-/// XCEDE state is then at least as deep.
+/// shallowest).  CEDE(0) is fixed up as the C driver does it
+/// ([`cede0_fixup`]); every XCEDE state is then at least as deep.
 pub fn plan(records: &Records, tb_hz: u64) -> Plan {
     let mut p = Plan {
-        cede0: None,
+        cede0: cede0_fixup(records.as_slice(), tb_hz),
+        malformed: None,
         states: [None; MAX_XCEDE_STATES],
         skipped: [None; MAX_RECORDS],
     };
     let mut cand: [Option<XState>; MAX_RECORDS] = [None; MAX_RECORDS];
     let mut seen = [false; 256];
-    let mut min_us: Option<u32> = None;
     for (i, r) in records.as_slice().iter().enumerate() {
         let skip = |p: &mut Plan, why| p.skipped[i] = Some((i, r.hint, why));
         let us = match ticks_to_us(r.latency_ticks, tb_hz) {
@@ -285,7 +351,6 @@ pub fn plan(records: &Records, tb_hz: u64) -> Plan {
             }
             Some(us) => us,
         };
-        min_us = Some(min_us.map_or(us, |m| m.min(us)));
         if !r.wake_on_irqs {
             skip(&mut p, Skip::NotIrqResponsive);
             continue;
@@ -308,7 +373,6 @@ pub fn plan(records: &Records, tb_hz: u64) -> Plan {
             name: xcede_name(r.hint),
         });
     }
-    p.cede0 = min_us.map(|us| (us, us * RESIDENCY_FACTOR));
     // Insertion sort of the candidates by (latency, hint) into `sorted`.
     let mut sorted: [Option<(usize, XState)>; MAX_RECORDS] = [None; MAX_RECORDS];
     let mut n = 0;
@@ -336,6 +400,24 @@ pub fn plan(records: &Records, tb_hz: u64) -> Plan {
         }
     }
     p
+}
+
+/// Plans the states for the buffer `ibm,get-system-parameter` filled.
+///
+/// A buffer [`parse`] accepts gives [`plan`]'s states.  One it refuses
+/// gives no XCEDE state, but CEDE(0) is still fixed up from the records the
+/// C driver reads in it ([`whole_records`]), as `cpuidle-pseries.c` fixes
+/// it up from any answer with the expected record size.
+pub fn plan_buffer(buf: &[u8], tb_hz: u64) -> Plan {
+    match parse(buf) {
+        Ok(records) => plan(&records, tb_hz),
+        Err(e) => Plan {
+            cede0: cede0_fixup(whole_records(buf).as_slice(), tb_hz),
+            malformed: Some(e),
+            states: [None; MAX_XCEDE_STATES],
+            skipped: [None; MAX_RECORDS],
+        },
+    }
 }
 
 /// Why a hex string was refused.
@@ -374,8 +456,9 @@ pub fn decode_hex(s: &[u8], out: &mut [u8]) -> Result<usize, HexError> {
     Ok(s.len() / 2)
 }
 
-/// Builders of test payloads, shared by the KUnit suite, the host tests and
-/// the fuzzer.
+/// Builders and checkers of test payloads, shared by the KUnit suite, the
+/// host tests and the fuzzer; not built into a production module.
+#[cfg(any(test, xcede_host_testing, CONFIG_PSERIES_CPUIDLE_RUST_KUNIT_TEST))]
 pub mod testing {
     use super::*;
 
@@ -407,17 +490,56 @@ pub mod testing {
         (3, 100 * 512, true),
     ];
 
+    /// CEDE(0)'s fix-up as `cpuidle-pseries.c` computes it from `buf`,
+    /// written apart from the driver's code: record size 10 or nothing,
+    /// then `(payload size - 2) / 10` records read at their offsets (only
+    /// those the buffer holds, at most the 16 C's buffer has room for), the
+    /// lowest latency neither 0 nor `UINT_MAX` us or more.  With the
+    /// driver's one leniency: a payload of whole records without its NUL
+    /// keeps its last record.
+    pub fn c_cede0(buf: &[u8], tb_hz: u64) -> Option<(u32, u32)> {
+        if buf.len() < 3 || buf[2] != 9 {
+            return None;
+        }
+        let payload = usize::from(buf[0]) << 8 | usize::from(buf[1]);
+        let mut n = if payload < 2 { 0 } else { (payload - 2) / 10 };
+        if payload >= 1 && (payload - 1) % 10 == 0 {
+            n = (payload - 1) / 10;
+        }
+        let n = n.min((buf.len() - 3) / 10).min(16);
+        let mut min = u64::from(u32::MAX);
+        for i in 0..n {
+            let at = 3 + 10 * i + 1;
+            let ticks = be64(&buf[at..at + 8]);
+            match ticks_to_us_wide(ticks, tb_hz) {
+                Some(us) if us != 0 && us < min => min = us,
+                _ => {}
+            }
+        }
+        let min = u32::try_from(min).ok().filter(|&m| m != u32::MAX)?;
+        Some((min, min.saturating_mul(10)))
+    }
+
     /// Checks every invariant the driver relies on, for any input: never
     /// panics, at most 16 records, states sorted and unique, latencies in
-    /// range, latency <= residency, CEDE(0) no deeper than any state.
+    /// range, latency <= residency, CEDE(0) no deeper than any state and
+    /// fixed up as C does it ([`c_cede0`]), malformed or not; no state from
+    /// a malformed buffer.
     pub fn check_invariants(buf: &[u8], tb_hz: u64) -> bool {
+        let whole = plan_buffer(buf, tb_hz);
+        if whole.cede0 != c_cede0(buf, tb_hz) {
+            return false;
+        }
         let Ok(recs) = parse(buf) else {
-            return true;
+            return whole.malformed.is_some() && whole.states().count() == 0;
         };
         if recs.as_slice().len() > MAX_RECORDS {
             return false;
         }
         let p = plan(&recs, tb_hz);
+        if p != whole {
+            return false;
+        }
         let mut prev: Option<&XState> = None;
         let mut count = 0;
         for s in p.states() {
@@ -562,6 +684,74 @@ mod tests {
         for cut in 0..n {
             assert!(check_invariants(&b[..cut], TB_HZ));
         }
+    }
+
+    #[test]
+    fn malformed_buffers_keep_the_cede_fixup() {
+        let fixup = |b: &[u8]| {
+            let p = plan_buffer(b, TB_HZ);
+            assert!(p.malformed.is_some());
+            assert_eq!(p.states().count(), 0);
+            assert_eq!(p.skipped().count(), 0);
+            assert_eq!(p.cede0, c_cede0(b, TB_HZ));
+            p.cede0
+        };
+        let (b, n) = buf(&THREE);
+        // the second record cut short inside the payload: the first (2 us)
+        let mut t = b;
+        t[1] = 15;
+        assert_eq!(parse(&t[..17]), Err(ParseError::Truncated(14)));
+        assert_eq!(fixup(&t[..17]), Some((2, 20)));
+        // a payload size beyond the buffer: the whole records it holds
+        let mut t = b;
+        t[0] = 0x20;
+        assert_eq!(fixup(&t[..n]), Some((2, 20)));
+        assert_eq!(fixup(&t[..14]), Some((2, 20)));
+        assert_eq!(fixup(&t[..12]), None);
+        // 17 records, latencies descending: the 16 C's buffer holds
+        let mut recs = [(0u8, 0u64, true); 17];
+        for (i, r) in recs.iter_mut().enumerate() {
+            *r = (i as u8 + 1, (17 - i as u64) * 512, true);
+        }
+        let mut big = [0u8; 200];
+        let len = build(&recs, &mut big);
+        assert_eq!(fixup(&big[..len]), Some((2, 20)));
+        // C gives up on a record size other than 10, and there is nothing
+        // to read in a payload below the records
+        let mut t = b;
+        t[2] = 10;
+        assert_eq!(fixup(&t[..n]), None);
+        assert_eq!(fixup(&b[..2]), None);
+        let mut t = b;
+        t[0] = 0;
+        t[1] = 0;
+        assert_eq!(fixup(&t[..n]), None);
+    }
+
+    #[test]
+    fn out_of_range_latencies_still_fix_up_cede() -> Result<(), ParseError> {
+        let us = |us: u64| us * 512;
+        // beyond an XCEDE state's range, below C's UINT_MAX: CEDE takes
+        // it, its residency saturates
+        let (b, n) = buf(&[(1, us(500_000_000), true)]);
+        let p = plan_buffer(&b[..n], TB_HZ);
+        assert_eq!(p.cede0, Some((500_000_000, u32::MAX)));
+        assert_eq!(p.states().count(), 0);
+        assert_eq!(p.skipped().next(), Some(&(0, 1, Skip::LatencyOutOfRange)));
+        let (b, n) = buf(&[(1, us(u64::from(u32::MAX) - 1), true)]);
+        assert_eq!(
+            plan(&parse(&b[..n])?, TB_HZ).cede0,
+            Some((u32::MAX - 1, u32::MAX))
+        );
+        // UINT_MAX us and beyond: not below C's starting minimum
+        let (b, n) = buf(&[(1, us(u64::from(u32::MAX)), true), (2, u64::MAX, true)]);
+        assert_eq!(plan(&parse(&b[..n])?, TB_HZ).cede0, None);
+        // the lowest still wins when it is in range
+        let (b, n) = buf(&[(1, us(500_000_000), true), (2, us(7), true)]);
+        let p = plan(&parse(&b[..n])?, TB_HZ);
+        assert_eq!(p.cede0, Some((7, 70)));
+        assert!(check_invariants(&b[..n], TB_HZ));
+        Ok(())
     }
 
     #[test]

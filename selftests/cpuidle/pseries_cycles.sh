@@ -5,10 +5,13 @@
 # repeated loading: bad parameters (a payload that is not hex or has an
 # odd length, an unknown lpar=) are refused and nothing is loaded;
 # malformed cede latency settings (wrong record size, a truncated record,
-# a payload size beyond the buffer, 17 records) are reported and leave the
-# plain snooze + CEDE table; 20 load/unload cycles alternating the
-# machine's own table and the injected one keep idling and leave nothing
-# behind.  The payload tests need CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD.
+# a payload size beyond the buffer, 17 records) are reported and leave
+# snooze + CEDE, with CEDE's latency fixed up as cpuidle-pseries.c does
+# (from the whole records it reads, none for a wrong record size), and so
+# does a record whose latency is too large for an extended CEDE state;
+# 20 load/unload cycles alternating the machine's own table and the
+# injected one keep idling and leave nothing behind.  The payload tests
+# need CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD.
 
 DIR=$(dirname "$0")
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -27,11 +30,20 @@ if [ "$(cat $SYS/cpuidle/current_driver)" != none ]; then
 	ktap_skip_all "another cpuidle driver is registered: $(cat $SYS/cpuidle/current_driver)"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 5
+ktap_set_plan 6
 
 loaded() { grep -q "^$NAME " /proc/modules; }
 nstates() { ls -d $SYS/cpu0/cpuidle/state[0-9]* 2>/dev/null | wc -l; }
 usage() { cat $SYS/cpu*/cpuidle/state*/usage | awk '{ s += $1 } END { print s + 0 }'; }
+# state 1 (CEDE) as latency:residency on every CPU, or the first that differs
+cede() {
+	c0=$(cat $SYS/cpu0/cpuidle/state1/latency):$(cat $SYS/cpu0/cpuidle/state1/residency)
+	for c in $SYS/cpu[0-9]*/cpuidle/state1; do
+		got=$(cat "$c/latency"):$(cat "$c/residency")
+		[ "$got" = "$c0" ] || { echo "$got"; return; }
+	done
+	echo "$c0"
+}
 
 bad=
 for a in xcede_payload=zz00 xcede_payload=123 lpar=bogus; do
@@ -55,9 +67,11 @@ fi
 
 if [ -z "$inject" ]; then
 	ktap_test_skip "payload injection not enabled (CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD)"
+	ktap_test_skip "payload injection not enabled (CONFIG_PSERIES_CPUIDLE_RUST_TEST_PAYLOAD)"
 else
-	# record size 11; a record cut short; a payload size beyond the
-	# buffer; 17 records
+	# PAYLOAD:CEDE latency:residency: record size 11 (no fix-up, as C);
+	# the second record cut short, a payload size beyond the buffer, 17
+	# records (every one 2 us; fixed up from the whole records)
 	bad=
 	# the payload of 17 records, four to a line
 	p17=00ac0901
@@ -66,11 +80,12 @@ else
 	p17=${p17}00000000000004000101000000000000040001010000000000000400010100000000000004000101
 	p17=${p17}00000000000004000101000000000000040001010000000000000400010100000000000004000101
 	p17=${p17}00000000000004000100
-	for p in \
-		00200a010000000000000400010200000000000028000103000000000000c8000100 \
-		000f090100000000000004000102000000 \
-		2000090100000000000004000100 \
-		"$p17"; do
+	for c in \
+		00200a010000000000000400010200000000000028000103000000000000c8000100:10:100 \
+		000f090100000000000004000102000000:2:20 \
+		2000090100000000000004000100:2:20 \
+		"$p17:2:20"; do
+		p=${c%%:*} want=${c#*:}
 		dmesg -c >/dev/null 2>&1
 		if ! insmod "$MOD" lpar=dedicated xcede_payload="$p"; then
 			bad="$bad load:$p"
@@ -78,13 +93,37 @@ else
 		fi
 		n=$(nstates)
 		[ "$n" -eq 2 ] || bad="$bad states:$n:$p"
+		got=$(cede)
+		[ "$got" = "$want" ] || bad="$bad cede:$got(want $want):$p"
 		dmesg | grep -q "malformed cede latency settings" || bad="$bad no-error:$p"
 		rmmod $NAME || bad="$bad unload:$p"
 	done
 	if [ -z "$bad" ]; then
-		ktap_test_pass "malformed settings reported, snooze + CEDE registered"
+		ktap_test_pass "malformed settings reported, snooze + CEDE registered, CEDE fixed up as C does"
 	else
 		ktap_test_fail "malformed settings:$bad"
+	fi
+
+	# one record waking in 500 s (256e9 ticks): beyond an extended CEDE
+	# state's range (no state), below C's UINT_MAX us: CEDE takes it,
+	# its residency saturated where C's would wrap
+	bad=
+	p=000c09010000003b9aca00000100
+	dmesg -c >/dev/null 2>&1
+	if insmod "$MOD" lpar=dedicated xcede_payload="$p"; then
+		n=$(nstates)
+		[ "$n" -eq 2 ] || bad="$bad states:$n"
+		got=$(cede)
+		[ "$got" = 500000000:4294967295 ] || bad="$bad cede:$got"
+		dmesg | grep -q "hint 1): wake-up latency out of range" || bad="$bad no-warning"
+		rmmod $NAME || bad="$bad unload"
+	else
+		bad="$bad load"
+	fi
+	if [ -z "$bad" ]; then
+		ktap_test_pass "an out-of-range latency gives no state but fixes CEDE up as C does"
+	else
+		ktap_test_fail "out-of-range latency:$bad"
 	fi
 fi
 
