@@ -5,15 +5,18 @@
 struct cpuidle_device;
 struct cpuidle_driver;
 
-/* Driver-private state flag: power down the L2 fabric too. */
-#define MVEBU_V7_FLAG_DEEP_IDLE	0x10000
-
-/* mvebu_v7_enter.c, used by mvebu_v7.rs */
-int mvebu_v7_rs_claim_suspend(int (*suspend)(unsigned long deepidle));
+/*
+ * mvebu_v7_enter.c, used by mvebu_v7.rs.  The entry routines have the type
+ * of cpuidle_state::enter (asserted in mvebu_v7_enter.c, and on the Rust
+ * side against the bindings).
+ */
+int mvebu_v7_rs_claim_suspend(void *platform_data);
 void mvebu_v7_rs_release_suspend(void);
 int mvebu_v7_rs_enter_wfi(struct cpuidle_device *dev,
 			  struct cpuidle_driver *drv, int index);
-int mvebu_v7_rs_enter_power_down(struct cpuidle_device *dev,
-				 struct cpuidle_driver *drv, int index);
+int mvebu_v7_rs_enter_idle(struct cpuidle_device *dev,
+			   struct cpuidle_driver *drv, int index);
+int mvebu_v7_rs_enter_deep_idle(struct cpuidle_device *dev,
+				struct cpuidle_driver *drv, int index);
 
 #endif /* __CPUIDLE_MVEBU_V7_H */

@@ -9,8 +9,9 @@
 //! data is the SoC suspend routine, `int (*)(unsigned long deepidle)`.  The
 //! driver binds to it by name, registers the SoC's states (from
 //! `cpuidle_tables.rs`, shared with the emulated-state test driver) and
-//! enters the power-down states through that routine in a small `__cpuidle`
-//! C function (`mvebu_v7_enter.c`).
+//! enters the power-down states through that routine in small `__cpuidle`
+//! C functions (`mvebu_v7_enter.c`), one for CPU power down and one for
+//! the deep states, which power down the L2 fabric too.
 //!
 //! Unlike the C driver, it can be unbound and unloaded: the cpuidle driver
 //! is unregistered first, then the suspend routine released.  Upstream arch
@@ -19,49 +20,90 @@
 
 use kernel::{
     bindings,
-    cpuidle::{Enter, EnterFn, Flags, Options, Registration, State},
+    cpuidle::{
+        self,
+        Enter,
+        EnterFn,
+        Flag,
+        Flags,
+        Options,
+        RawEnterFn,
+        Registration,
+        State, //
+    },
     device::Core,
-    ffi::{c_int, c_ulong, c_void},
+    error::to_result,
+    ffi::{
+        c_int,
+        c_void, //
+    },
     platform,
-    prelude::*,
+    prelude::*, //
 };
 
 #[path = "cpuidle_tables.rs"]
 pub mod cpuidle_tables;
 
-use cpuidle_tables::{Spec, FLAG_MVEBU_DEEP_IDLE, FLAG_RCU_IDLE, MVEBU_370, MVEBU_38X, MVEBU_XP};
-
-// The tables restate the flag bits for their host builds: tie them to the
-// bindings (the deep-idle bit is driver bit 0, `MVEBU_V7_FLAG_DEEP_IDLE` in
-// mvebu_v7.h for the C entry routine).
-const _: () = {
-    assert!(FLAG_RCU_IDLE == Flags::RCU_IDLE.bits());
-    assert!(FLAG_MVEBU_DEEP_IDLE == Flags::driver(0).bits());
+use cpuidle_tables::{
+    Spec,
+    FLAG_MVEBU_DEEP_IDLE,
+    FLAG_RCU_IDLE,
+    MVEBU_370,
+    MVEBU_38X,
+    MVEBU_XP, //
 };
 
-/// The SoC suspend routine passed as platform data: `armada_370_xp_cpu_suspend()`
-/// or `armada_38x_cpu_suspend()`, `int (*)(unsigned long deepidle)` in C.  The
-/// Rust type matches it exactly, so an indirect call through it passes kCFI.
-pub type SuspendFn = unsafe extern "C" fn(deepidle: c_ulong) -> c_int;
+/// The driver flag ([`State::driver_flags`]) of the states that power down
+/// the L2 fabric too, `MVEBU_V7_FLAG_DEEP_IDLE` (0x10000) of the C driver:
+/// its bit in the raw flag words of the tables, moved to the driver half.
+/// It picks the state's entry routine here; the C side shares no flag value.
+pub const DEEP_IDLE: u16 = (FLAG_MVEBU_DEEP_IDLE >> cpuidle::DRIVER_FLAGS_SHIFT) as u16;
+
+// The tables restate the flag bits for their host builds: tie them to the
+// bindings.  The deep-idle bit is one bit of the driver half.
+const _: () = {
+    assert!(FLAG_RCU_IDLE == Flag::RcuIdle as u32);
+    assert!(DEEP_IDLE.is_power_of_two());
+    assert!(FLAG_MVEBU_DEEP_IDLE == (DEEP_IDLE as u32) << cpuidle::DRIVER_FLAGS_SHIFT);
+};
 
 // The C half of this module (mvebu_v7_enter.c, prototypes in mvebu_v7.h).
-// The cpuidle structures are only passed through by pointer, never read
-// here; `improper_ctypes` objects to a zero-sized member deep inside them.
-#[allow(improper_ctypes)]
-extern "C" {
-    fn mvebu_v7_rs_claim_suspend(suspend: SuspendFn) -> c_int;
+// `improper_ctypes` is allowed on the entry routines only: from their
+// `*mut cpuidle_driver` the lint follows pointers through the bindgen
+// structures down to one that has no fields in some configurations
+// (`sched_statistics` without `CONFIG_SCHEDSTATS`), which it calls not
+// FFI-safe.  Rust never calls these routines, it only hands their
+// addresses to the core, and their declarations are checked against
+// `cpuidle_state::enter` below.  (The bindings crate allows the lint for
+// the same reason.)
+unsafe extern "C" {
+    fn mvebu_v7_rs_claim_suspend(platform_data: *mut c_void) -> c_int;
     fn mvebu_v7_rs_release_suspend();
+    #[allow(improper_ctypes)]
     fn mvebu_v7_rs_enter_wfi(
         dev: *mut bindings::cpuidle_device,
         drv: *mut bindings::cpuidle_driver,
         index: c_int,
     ) -> c_int;
-    fn mvebu_v7_rs_enter_power_down(
+    #[allow(improper_ctypes)]
+    fn mvebu_v7_rs_enter_idle(
+        dev: *mut bindings::cpuidle_device,
+        drv: *mut bindings::cpuidle_driver,
+        index: c_int,
+    ) -> c_int;
+    #[allow(improper_ctypes)]
+    fn mvebu_v7_rs_enter_deep_idle(
         dev: *mut bindings::cpuidle_device,
         drv: *mut bindings::cpuidle_driver,
         index: c_int,
     ) -> c_int;
 }
+
+// The entry routines as declared above have the core's type; the C file
+// asserts the same of their definitions.
+const _: RawEnterFn = mvebu_v7_rs_enter_wfi;
+const _: RawEnterFn = mvebu_v7_rs_enter_idle;
+const _: RawEnterFn = mvebu_v7_rs_enter_deep_idle;
 
 /// One SoC: the cpuidle driver name the C driver uses and its states.
 pub struct Soc {
@@ -98,27 +140,60 @@ kernel::platform_device_table!(
 );
 
 /// The cpuidle states of `soc`: state 0 is WFI, every other state powers the
-/// CPU down through the suspend routine (`RCU_IDLE`: the C entry routine
-/// turns RCU off around it), the deep ones with the L2 fabric.
+/// CPU down through the suspend routine, the [`DEEP_IDLE`] ones with the L2
+/// fabric.  The power-down routines stop RCU around the suspend routine
+/// themselves ([`Flag::RcuIdle`]).
+///
+/// Returns `EINVAL`, and logs why, if the table has a flag bit that is
+/// neither the core's nor [`DEEP_IDLE`], a deep WFI state, or says
+/// `RCU_IDLE` on a state other than the power-down ones.
 pub fn states(soc: &Soc) -> Result<KVec<State>> {
-    // SAFETY: both routines are `__cpuidle` C functions that return with
-    // IRQs off and the index they report as entered (or an error); the
-    // power-down one handles RCU itself and is only used for states flagged
-    // `RCU_IDLE`, the WFI one leaves RCU to the core and is only used for
-    // state 0, which is not.
-    let (wfi, power_down) = unsafe {
+    // SAFETY: `mvebu_v7_rs_enter_wfi()` is a `__cpuidle` C routine, called
+    // and returning with IRQs off, that waits for an interrupt in WFI and
+    // returns the index it was given; it does not touch RCU.
+    let wfi = unsafe { EnterFn::new(mvebu_v7_rs_enter_wfi) };
+    // SAFETY: the power-down routines are `__cpuidle` C routines, called and
+    // returning with IRQs off, that return the index they were given, the
+    // aborted power-down's 1 or a negative error; each calls
+    // `ct_cpuidle_enter()` before the suspend routine and
+    // `ct_cpuidle_exit()` after it, and returns an error without calling
+    // either if no suspend routine is claimed.
+    let (idle, deep_idle) = unsafe {
         (
-            EnterFn::new(mvebu_v7_rs_enter_wfi),
-            EnterFn::new(mvebu_v7_rs_enter_power_down),
+            EnterFn::new_rcu_idle(mvebu_v7_rs_enter_idle),
+            EnterFn::new_rcu_idle(mvebu_v7_rs_enter_deep_idle),
         )
     };
     let mut states = KVec::with_capacity(soc.table.len(), GFP_KERNEL)?;
     for (i, spec) in soc.table.iter().enumerate() {
-        let enter = if i == 0 { wfi } else { power_down };
-        if (i == 0) == (spec.flags & FLAG_RCU_IDLE != 0) {
+        let drv = soc.driver_name;
+        let name = spec.name;
+        let Ok((flags, driver_flags)) = Flags::split_raw(spec.flags) else {
             pr_err!(
-                "{}: state {i}: RCU_IDLE must be set exactly on the power-down states\n",
-                soc.driver_name
+                "{drv}: state {i} ({name}): unknown flags in {:#x}\n",
+                spec.flags
+            );
+            return Err(EINVAL);
+        };
+        if driver_flags & !DEEP_IDLE != 0 {
+            pr_err!("{drv}: state {i} ({name}): unknown driver flags {driver_flags:#x}\n");
+            return Err(EINVAL);
+        }
+        let deep = driver_flags & DEEP_IDLE != 0;
+        let enter = match (i, deep) {
+            (0, false) => wfi,
+            (0, true) => {
+                pr_err!("{drv}: state 0 ({name}): WFI cannot be a deep-idle state\n");
+                return Err(EINVAL);
+            }
+            (_, false) => idle,
+            (_, true) => deep_idle,
+        };
+        // `RCU_IDLE` comes with the entry routine; the table must agree
+        // (`validate()` would refuse it too, without naming the table).
+        if flags.contains(Flag::RcuIdle) != (i != 0) {
+            pr_err!(
+                "{drv}: state {i} ({name}): RCU_IDLE must be set exactly on the power-down states\n"
             );
             return Err(EINVAL);
         }
@@ -130,7 +205,8 @@ pub fn states(soc: &Soc) -> Result<KVec<State>> {
             Enter::C(enter),
         )
         .power(spec.power_mw)
-        .flags(Flags::from_bits(spec.flags));
+        .flags(flags)
+        .driver_flags(driver_flags);
         states.push(state, GFP_KERNEL)?;
     }
     Ok(states)
@@ -140,9 +216,20 @@ pub fn states(soc: &Soc) -> Result<KVec<State>> {
 struct SuspendClaim;
 
 impl SuspendClaim {
-    fn new(suspend: SuspendFn) -> Result<Self> {
-        // SAFETY: plain call; the C side only stores the pointer.
-        kernel::error::to_result(unsafe { mvebu_v7_rs_claim_suspend(suspend) })?;
+    /// Hands the suspend routine in `pdev`'s platform data to the C entry
+    /// code: `EINVAL` if there is none, `EBUSY` if another device's is held.
+    fn new(pdev: &platform::Device<Core<'_>>) -> Result<Self> {
+        let dev = pdev.as_ref();
+        let Some(data) = pdev.platform_data() else {
+            dev_err!(dev, "no suspend routine in the platform data\n");
+            return Err(EINVAL);
+        };
+        // SAFETY: `pdev` matched `MVEBU_V7_IDS` by name, and the arch code
+        // that registers devices of these names (arch/arm/mach-mvebu/pmsu.c)
+        // gives them the SoC suspend routine, an `int (*)(unsigned long)`,
+        // as platform data: the type the C side stores and calls it with.
+        to_result(unsafe { mvebu_v7_rs_claim_suspend(data.as_ptr()) })
+            .inspect_err(|_| dev_err!(dev, "another mvebu-v7 idle device is bound\n"))?;
         Ok(Self)
     }
 }
@@ -183,31 +270,21 @@ impl platform::Driver for MvebuV7Driver {
     ) -> impl PinInit<Self::Data<'bound>, Error> + 'bound {
         let dev = pdev.as_ref();
         let soc = id_info.ok_or(EINVAL)?;
-        let Some(data) = pdev.platform_data() else {
-            dev_err!(dev, "no suspend routine in the platform data\n");
-            return Err(EINVAL);
-        };
-        // SAFETY: the arch code that registers these devices stores a
-        // `int (*)(unsigned long)` as platform data, which is `SuspendFn`;
-        // data and function pointers have the same size on this
-        // architecture.
-        let suspend = unsafe { core::mem::transmute::<*mut c_void, SuspendFn>(data.as_ptr()) };
-        let claim = SuspendClaim::new(suspend).inspect_err(|_| {
-            dev_err!(dev, "another mvebu-v7 idle device is bound\n");
-        })?;
+        let claim = SuspendClaim::new(pdev)?;
         let states = states(soc)?;
         let reg = Registration::new(soc.driver_name, &states, Options::default())
             .inspect_err(|e| dev_err!(dev, "cpuidle registration failed: {e:?}\n"))?;
         for (i, s) in states.iter().enumerate() {
             dev_dbg!(
                 dev,
-                "{}: state{i} {} exit {} us, residency {} us, power {} mW, flags {:#x}\n",
+                "{}: state{i} {} exit {} us, residency {} us, power {} mW, flags {:#x}/{:#x}\n",
                 soc.driver_name,
                 s.name(),
                 s.exit_latency_us,
                 s.target_residency_us,
                 s.power_mw,
-                s.flags.bits()
+                u32::from(s.flags),
+                s.driver_flags
             );
         }
         Ok(MvebuIdle { reg, _claim: claim })
@@ -228,10 +305,32 @@ kernel::module_platform_driver! {
 #[kunit_tests(cpuidle_mvebu_v7)]
 mod tests {
     use super::*;
-    use core::sync::atomic::{AtomicI32, AtomicU64, Ordering::Relaxed};
-    use kernel::cpu::{nr_cpu_ids, CpuId};
-    use kernel::cpuidle::PauseGuard;
-    use kernel::time::{delay::fsleep, Delta};
+    use core::{
+        ptr::null_mut,
+        sync::atomic::{
+            AtomicI32,
+            AtomicU64,
+            Ordering::Relaxed, //
+        },
+    };
+    use kernel::{
+        cpu::{
+            nr_cpu_ids,
+            CpuId, //
+        },
+        cpuidle::PauseGuard,
+        ffi::{
+            c_uint,
+            c_ulong, //
+        },
+        time::{
+            delay::fsleep,
+            Delta, //
+        },
+    };
+
+    /// The SoC suspend routine's type, `int (*)(unsigned long deepidle)`.
+    type SuspendFn = unsafe extern "C" fn(deepidle: c_ulong) -> c_int;
 
     /// (name, exit us, residency us, power mW, flags) per state.
     type Row = (&'static CStr, u32, u32, i32, u32);
@@ -254,7 +353,7 @@ mod tests {
     /// Stands in for the SoC suspend routine: counts and returns at once
     /// (the CPU does not power down).  It runs with RCU not watching, so it
     /// only touches atomics.
-    unsafe extern "C" fn stub_suspend(deepidle: c_ulong) -> c_int {
+    extern "C" fn stub_suspend(deepidle: c_ulong) -> c_int {
         CALLS[usize::from(deepidle != 0)].fetch_add(1, Relaxed);
         STUB_RET.load(Relaxed)
     }
@@ -263,33 +362,83 @@ mod tests {
         (CALLS[0].load(Relaxed), CALLS[1].load(Relaxed))
     }
 
+    /// A platform device of the tests that is not, or no longer, added:
+    /// dropping it clears its platform data, which the device's release
+    /// would `kfree()`, and puts it.
+    ///
+    /// # Invariants
+    ///
+    /// `self.0` is a device from `platform_device_alloc()` whose reference
+    /// we hold.
+    struct Allocated(*mut bindings::platform_device);
+
+    impl Drop for Allocated {
+        fn drop(&mut self) {
+            // SAFETY: by the type invariant; the platform data is ours, the
+            // device is not added, so nothing else reads it.
+            unsafe {
+                (*self.0).dev.platform_data = null_mut();
+                bindings::platform_device_put(self.0);
+            }
+        }
+    }
+
     /// A platform device registered as the arch code does it.
-    struct FakeDevice(*mut bindings::platform_device);
+    ///
+    /// # Invariants
+    ///
+    /// The device has been added with `platform_device_add()`.
+    struct FakeDevice(Allocated);
 
     impl FakeDevice {
         fn new(name: &CStr, suspend: Option<SuspendFn>) -> Result<Self> {
+            Self::with_resources(name, suspend, &[])
+        }
+
+        /// A device with the memory resources `res` (copied).  If it cannot
+        /// be added, it is put, not deleted.
+        fn with_resources(
+            name: &CStr,
+            suspend: Option<SuspendFn>,
+            res: &[bindings::resource],
+        ) -> Result<Self> {
             // SAFETY: `name` is NUL-terminated; the core copies it.
-            let pdev = unsafe { bindings::platform_device_alloc(name.as_char_ptr(), -1) };
+            let pdev = unsafe {
+                bindings::platform_device_alloc(name.as_char_ptr(), bindings::PLATFORM_DEVID_NONE)
+            };
             if pdev.is_null() {
                 return Err(ENOMEM);
             }
-            // SAFETY: `pdev` is a valid, not yet added device that we own.
-            unsafe {
-                (*pdev).dev.platform_data =
-                    suspend.map_or(core::ptr::null_mut(), |f| f as *mut c_void);
+            // INVARIANT: just allocated; the reference is ours.
+            let pdev = Allocated(pdev);
+            if !res.is_empty() {
+                let n = c_uint::try_from(res.len())?;
+                // SAFETY: `pdev.0` is valid and not added; `res` holds `n`
+                // resources, which the core copies.
+                to_result(unsafe {
+                    bindings::platform_device_add_resources(pdev.0, res.as_ptr(), n)
+                })?;
             }
-            // SAFETY: as above; on failure the device is put below.
-            let ret = unsafe { bindings::platform_device_add(pdev) };
-            let fake = Self(pdev);
-            kernel::error::to_result(ret)?;
-            Ok(fake)
+            // SAFETY: `pdev.0` is valid, not added, and ours.
+            unsafe {
+                (*pdev.0).dev.platform_data = suspend.map_or(null_mut(), |f| f as *mut c_void);
+            }
+            // SAFETY: as above.  On failure `pdev` is only put (dropped).
+            to_result(unsafe { bindings::platform_device_add(pdev.0) })?;
+            // INVARIANT: added.
+            Ok(Self(pdev))
+        }
+
+        fn raw(&self) -> *mut bindings::platform_device {
+            self.0 .0
         }
 
         fn bound(&self) -> bool {
-            // SAFETY: `self.0` is a registered device; `driver` is set and
-            // cleared by the driver core while it holds the device lock, and
-            // no bind or unbind is in flight here (probing is synchronous).
-            !unsafe { (*self.0).dev.driver }.is_null()
+            // SAFETY: `self.raw()` is a registered device; `driver` is set
+            // and cleared by the driver core while it holds the device lock,
+            // and no bind or unbind is in flight here (probing is
+            // synchronous).
+            !unsafe { (*self.raw()).dev.driver }.is_null()
         }
 
         /// The bound driver's data.
@@ -301,7 +450,7 @@ mod tests {
             // these names), whose probe stored a `Pin<KBox<MvebuIdle>>`; the
             // data lives until the device is unregistered, after the borrow.
             unsafe {
-                bindings::dev_get_drvdata(&raw mut (*self.0).dev)
+                bindings::dev_get_drvdata(&raw mut (*self.raw()).dev)
                     .cast::<MvebuIdle>()
                     .as_ref()
             }
@@ -310,14 +459,10 @@ mod tests {
 
     impl Drop for FakeDevice {
         fn drop(&mut self) {
-            // SAFETY: `self.0` was added by `new()`.  Unbind first, then clear
-            // the platform data, which the release routine would `kfree()`,
-            // before dropping our reference.
-            unsafe {
-                bindings::platform_device_del(self.0);
-                (*self.0).dev.platform_data = core::ptr::null_mut();
-                bindings::platform_device_put(self.0);
-            }
+            // SAFETY: added (type invariant).  This unbinds the driver; the
+            // `Allocated` field then clears the platform data and puts the
+            // device.
+            unsafe { bindings::platform_device_del(self.raw()) };
         }
     }
 
@@ -380,10 +525,78 @@ mod tests {
                 assert_eq!(s.name(), r.0);
                 assert_eq!((s.exit_latency_us, s.target_residency_us), (r.1, r.2));
                 assert_eq!(s.power_mw, r.3);
-                assert_eq!(s.flags.bits(), r.4);
+                let raw =
+                    u32::from(s.flags) | (u32::from(s.driver_flags) << cpuidle::DRIVER_FLAGS_SHIFT);
+                assert_eq!(raw, r.4);
             }
             kernel::cpuidle::validate(soc.driver_name, &states)?;
         }
+        Ok(())
+    }
+
+    /// `spec` with the raw flags `flags`.
+    const fn with_flags(spec: Spec, flags: u32) -> Spec {
+        Spec { flags, ..spec }
+    }
+
+    /// Tables the driver refuses: (what is wrong, table).
+    const BAD: &[(&CStr, &[Spec])] = &[
+        (
+            c"RCU_IDLE on WFI",
+            &[with_flags(MVEBU_XP[0], RCU), MVEBU_XP[1]],
+        ),
+        (
+            c"power-down state without RCU_IDLE",
+            &[MVEBU_XP[0], with_flags(MVEBU_XP[1], 0)],
+        ),
+        (c"deep WFI", &[with_flags(MVEBU_XP[0], DEEP), MVEBU_XP[1]]),
+        (
+            c"unknown driver flag",
+            &[MVEBU_XP[0], with_flags(MVEBU_XP[1], (DEEP << 1) | RCU)],
+        ),
+        (
+            c"unknown core flag",
+            &[MVEBU_XP[0], with_flags(MVEBU_XP[1], (1 << 15) | RCU)],
+        ),
+    ];
+
+    #[test]
+    fn bad_tables_are_refused() {
+        for &(what, table) in BAD {
+            let soc = Soc {
+                driver_name: what,
+                table,
+            };
+            assert_eq!(states(&soc).err(), Some(EINVAL));
+        }
+        // The same states with their flags as in the driver's tables.
+        let good = Soc {
+            driver_name: c"good",
+            table: &MVEBU_XP[..2],
+        };
+        assert!(states(&good).is_ok());
+    }
+
+    #[test]
+    fn failed_add_is_put_not_deleted() -> Result {
+        // Two memory resources that overlap: `platform_device_add()` claims
+        // the first and fails on the second (or already on the first, if
+        // something else holds that range) with `EBUSY`, before the device
+        // is added.  `FakeDevice` then only puts it: deleting a device that
+        // was never added dereferences its missing driver-core part.
+        let mut res = [pin_init::zeroed::<bindings::resource>(); 2];
+        for (r, start) in res.iter_mut().zip([0x0c00_0000, 0x0c00_0800]) {
+            r.start = start;
+            r.end = start + 0xfff;
+            r.flags = bindings::IORESOURCE_MEM as c_ulong;
+        }
+        let err = FakeDevice::with_resources(c"cpuidle-armada-xp", Some(stub_suspend), &res).err();
+        assert_eq!(err, Some(EBUSY));
+        assert!(current_driver().is_none());
+        // Nothing of it is left behind: a device of the same name is added
+        // and binds.
+        let fake = FakeDevice::new(c"cpuidle-armada-xp", Some(stub_suspend))?;
+        assert!(fake.bound());
         Ok(())
     }
 
