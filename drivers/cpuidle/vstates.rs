@@ -24,30 +24,53 @@
 //! that governors can be compared by the energy they spend on one table.
 
 use kernel::{
-    c_str,
-    cpu::{nr_cpu_ids, CpuId},
-    cpuidle::{
-        Enter, EnterFn, Flags, Hotplug, HotplugRegistration, Options, PauseGuard, Registration,
-        State,
+    cpu::{
+        nr_cpu_ids,
+        CpuId, //
     },
-    debugfs::{Dir, File},
-    ffi::{c_char, c_int},
+    cpuidle::{
+        Enter,
+        EnterFn,
+        Flag,
+        Flags,
+        Hotplug,
+        HotplugRegistration,
+        Options,
+        PauseGuard,
+        RawEnterFn,
+        Registration,
+        State, //
+    },
+    debugfs::{
+        Dir,
+        File, //
+    },
+    ffi::{
+        c_char,
+        c_int, //
+    },
     fmt,
-    prelude::*,
+    prelude::*, //
 };
 
 #[path = "cpuidle_tables.rs"]
 pub mod cpuidle_tables;
 
-use cpuidle_tables::{Table, FLAG_POLLING, FLAG_RCU_IDLE, FLAG_TIMER_STOP, SEED_TABLES, TABLES};
+use cpuidle_tables::{
+    Table,
+    FLAG_POLLING,
+    FLAG_RCU_IDLE,
+    FLAG_TIMER_STOP,
+    SEED_TABLES,
+    TABLES, //
+};
 
 // The tables restate the kernel's flag bits (they are also built on the
 // host, without bindings): tie them to the bindings here.
 const _: () = {
-    assert!(FLAG_POLLING == Flags::POLLING.bits());
-    assert!(FLAG_TIMER_STOP == Flags::TIMER_STOP.bits());
-    assert!(FLAG_RCU_IDLE == Flags::RCU_IDLE.bits());
-    assert!(cpuidle_tables::FLAG_MVEBU_DEEP_IDLE == Flags::driver(0).bits());
+    assert!(FLAG_POLLING == Flag::Polling as u32);
+    assert!(FLAG_TIMER_STOP == Flag::TimerStop as u32);
+    assert!(FLAG_RCU_IDLE == Flag::RcuIdle as u32);
 };
 
 module! {
@@ -70,23 +93,36 @@ module! {
 const SCALE_MAX: u32 = 1000;
 
 // The C half of this module (vstates_enter.c, prototypes in vstates.h).
-// The cpuidle structures are only passed through by pointer, never read
-// here; `improper_ctypes` objects to a zero-sized member deep inside them.
-#[allow(improper_ctypes)]
-extern "C" {
-    fn vstates_table_name() -> *const c_char;
+// `improper_ctypes` is allowed on the entry routines only: from their
+// `*mut cpuidle_driver` the lint follows pointers through the bindgen
+// structures down to one that has no fields in some configurations
+// (`sched_statistics` without `CONFIG_SCHEDSTATS`), which it calls not
+// FFI-safe.  Rust never calls these routines, it only hands their
+// addresses to the core, and their declarations are checked against
+// `cpuidle_state::enter` below.  (The bindings crate allows the lint for
+// the same reason.)
+unsafe extern "C" {
+    safe fn vstates_table_name() -> *const c_char;
+    #[allow(improper_ctypes)]
     fn vstates_enter(
         dev: *mut kernel::bindings::cpuidle_device,
         drv: *mut kernel::bindings::cpuidle_driver,
         index: c_int,
     ) -> c_int;
     #[cfg(not(CONFIG_ARCH_HAS_CPU_RELAX))]
+    #[allow(improper_ctypes)]
     fn vstates_poll(
         dev: *mut kernel::bindings::cpuidle_device,
         drv: *mut kernel::bindings::cpuidle_driver,
         index: c_int,
     ) -> c_int;
 }
+
+// The entry routines as declared above have the core's type; the C file
+// asserts the same of their definitions.
+const _: RawEnterFn = vstates_enter;
+#[cfg(not(CONFIG_ARCH_HAS_CPU_RELAX))]
+const _: RawEnterFn = vstates_poll;
 
 /// CPU hotplug as the pseries driver does it: a CPU's device is disabled
 /// when the CPU dies and enabled again when it comes back.
@@ -205,8 +241,9 @@ struct VStates {
 
 impl kernel::Module for VStates {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        // SAFETY: returns the `table` parameter, a NUL-terminated string
-        // that stays valid while the module is loaded.
+        // SAFETY: `vstates_table_name()` returns the `table` parameter, a
+        // NUL-terminated string that is not freed or changed while the
+        // module is loaded (read-only in sysfs).
         let name = unsafe { CStr::from_char_ptr(vstates_table_name()) };
         let Some(table) = cpuidle_tables::by_name(name.to_bytes()) else {
             pr_err!("table={name}: unknown table\n");
@@ -220,18 +257,18 @@ impl kernel::Module for VStates {
             pr_err!("scale={scale}: must be 1..{SCALE_MAX}\n");
             return Err(EINVAL);
         }
-        // SAFETY: `vstates_enter()` is a `__cpuidle` C routine that returns
-        // with IRQs off and the index it was given, and leaves RCU to the
-        // core: none of the states registered with it has `RCU_IDLE`.
+        // SAFETY: `vstates_enter()` is a `__cpuidle` C routine, called and
+        // returning with IRQs off, that returns the index it was given; it
+        // does not touch RCU (the tables' `RCU_IDLE` is dropped below).
         let enter = unsafe { EnterFn::new(vstates_enter) };
         // A polling state is the core's loop where the architecture has
         // one (`ARCH_HAS_CPU_RELAX`), else the same loop in C.
         #[cfg(CONFIG_ARCH_HAS_CPU_RELAX)]
         let poll = Enter::Poll;
         #[cfg(not(CONFIG_ARCH_HAS_CPU_RELAX))]
-        // SAFETY: `vstates_poll()` is a `__cpuidle` C routine that returns
-        // with IRQs off and the index it was given, and leaves RCU to the
-        // core: the polling states have no `RCU_IDLE`.
+        // SAFETY: `vstates_poll()` is a `__cpuidle` C routine, called and
+        // returning with IRQs off, that returns the index it was given; it
+        // does not touch RCU.
         let poll = Enter::C(unsafe { EnterFn::new(vstates_poll) });
         let mut states = KVec::new();
         for spec in table.states {
@@ -240,7 +277,14 @@ impl kernel::Module for VStates {
             } else {
                 Enter::C(enter)
             };
-            let flags = spec.flags & !(FLAG_TIMER_STOP | FLAG_RCU_IDLE);
+            let (flags, driver_flags) = Flags::split_raw(spec.flags).inspect_err(|_| {
+                pr_err!(
+                    "table={name}: {}: unknown flags in {:#x}\n",
+                    spec.name,
+                    spec.flags
+                )
+            })?;
+            let flags = flags & !(Flag::TimerStop | Flag::RcuIdle);
             let state = State::new(
                 spec.name,
                 spec.desc,
@@ -249,24 +293,22 @@ impl kernel::Module for VStates {
                 how,
             )
             .power(spec.power_mw)
-            .flags(Flags::from_bits(flags));
+            .flags(flags)
+            .driver_flags(driver_flags);
             states.push(state, GFP_KERNEL)?;
         }
-        let reg = Registration::new(c_str!("vstates"), &states, Options::default())
+        let reg = Registration::new(c"vstates", &states, Options::default())
             .inspect_err(|e| pr_err!("table={name}: registration failed: {e:?}\n"))?;
-        let dir = Dir::new(c_str!("cpuidle_vstates"));
+        let dir = Dir::new(c"cpuidle_vstates");
         let energy = KBox::pin_init(
             dir.read_callback_file(
-                c_str!("energy"),
+                c"energy",
                 Emulated { reg, table, scale },
                 &|e: &Emulated, f: &mut fmt::Formatter<'_>| e.energy(f),
             ),
             GFP_KERNEL,
         )?;
-        let hotplug = HotplugRegistration::new(
-            c_str!("cpuidle/vstates:online"),
-            c_str!("cpuidle/vstates:dead"),
-        )?;
+        let hotplug = HotplugRegistration::new(c"cpuidle/vstates:online", c"cpuidle/vstates:dead")?;
         pr_info!(
             "registered table {name}: {} states, scale {scale}\n",
             states.len()

@@ -5,6 +5,8 @@
  * which must be __cpuidle code because RCU is not watching when it runs.
  */
 
+#include <linux/build_bug.h>
+#include <linux/container_of.h>
 #include <linux/cpuidle.h>
 #include <linux/instrumentation.h>
 #include <linux/irqflags.h>
@@ -20,6 +22,17 @@
 #endif
 
 #include "vstates.h"
+
+/*
+ * The entry routines are handed to the core as cpuidle_state::enter;
+ * vstates.rs checks its declarations against the same type.
+ */
+static_assert(__same_type(&vstates_enter,
+			  typeof_member(struct cpuidle_state, enter)));
+#ifndef CONFIG_ARCH_HAS_CPU_RELAX
+static_assert(__same_type(&vstates_poll,
+			  typeof_member(struct cpuidle_state, enter)));
+#endif
 
 static char *table = "x86-like";
 module_param(table, charp, 0444);
