@@ -15,13 +15,17 @@
 use crate::{
     bindings,
     cpu::CpuId,
-    error::{code::*, to_result, Result},
+    error::{
+        code::*,
+        to_result,
+        Result, //
+    },
     prelude::*,
-    types::Opaque,
+    types::Opaque, //
 };
 
 /// "No constraint" for a resume latency (`PM_QOS_RESUME_LATENCY_NO_CONSTRAINT`).
-pub const NO_CONSTRAINT: i32 = i32::MAX;
+pub const NO_CONSTRAINT: i32 = bindings::PM_QOS_RESUME_LATENCY_NO_CONSTRAINT;
 
 /// The effective global CPU latency limit in microseconds
 /// (`cpu_latency_qos_limit()`).
@@ -66,9 +70,8 @@ impl CpuLatencyRequest {
         if latency_us < 0 {
             return Err(EINVAL);
         }
-        // SAFETY: all-zeroes is the documented initial (inactive) state of a
-        // `pm_qos_request`.
-        let req = KBox::pin(Opaque::new(unsafe { core::mem::zeroed() }), GFP_KERNEL)?;
+        // All-zeroes is the initial (inactive) state of a `pm_qos_request`.
+        let req = KBox::pin(Opaque::zeroed(), GFP_KERNEL)?;
         // SAFETY: `req` is zeroed, pinned and outlives the request.
         unsafe { bindings::cpu_latency_qos_add_request(req.get(), latency_us) };
         // SAFETY: `req` was just added.
@@ -141,8 +144,8 @@ impl ResumeLatencyRequest {
             return Err(EINVAL);
         }
         let dev = cpu_device(cpu)?;
-        // SAFETY: all-zeroes is the initial (inactive) state.
-        let req = KBox::pin(Opaque::new(unsafe { core::mem::zeroed() }), GFP_KERNEL)?;
+        // All-zeroes is the initial (inactive) state of a `dev_pm_qos_request`.
+        let req = KBox::pin(Opaque::zeroed(), GFP_KERNEL)?;
         // SAFETY: `dev` is a CPU device; `req` is zeroed, pinned and outlives
         // the request.
         let ret = unsafe {

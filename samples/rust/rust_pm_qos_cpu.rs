@@ -12,7 +12,11 @@
 //! insmod rust_pm_qos_cpu.ko cpu=1 latency_us=20
 //! ```
 
-use kernel::{cpu::CpuId, pm_qos::ResumeLatencyRequest, prelude::*};
+use kernel::{
+    cpu::CpuId,
+    pm_qos::ResumeLatencyRequest,
+    prelude::*, //
+};
 
 module! {
     type: PmQosCpu,
@@ -33,7 +37,7 @@ module! {
 }
 
 struct PmQosCpu {
-    _req: ResumeLatencyRequest,
+    req: ResumeLatencyRequest,
 }
 
 impl kernel::Module for PmQosCpu {
@@ -52,7 +56,7 @@ impl kernel::Module for PmQosCpu {
             pr_err!("cpu={cpu}: cannot add a resume latency request ({e:?})\n");
         })?;
         pr_info!("cpu{cpu}: resume latency limited to {latency} us\n");
-        Ok(Self { _req: req })
+        Ok(Self { req })
     }
 }
 
@@ -60,7 +64,7 @@ impl Drop for PmQosCpu {
     fn drop(&mut self) {
         pr_info!(
             "cpu{}: resume latency limit removed\n",
-            self._req.cpu().as_u32()
+            self.req.cpu().as_u32()
         );
     }
 }
