@@ -95,8 +95,8 @@ const SCALE_MAX: u32 = 1000;
 // The C half of this module (vstates_enter.c, prototypes in vstates.h).
 // `improper_ctypes` is allowed on the entry routines only: from their
 // `*mut cpuidle_driver` the lint follows pointers through the bindgen
-// structures down to one that has no fields in some configurations
-// (`sched_statistics` without `CONFIG_SCHEDSTATS`), which it calls not
+// structures down to one that has no fields in some configurations (such
+// as `sched_statistics` without `CONFIG_SCHEDSTATS`), which it calls not
 // FFI-safe.  Rust never calls these routines, it only hands their
 // addresses to the core, and their declarations are checked against
 // `cpuidle_state::enter` below.  (The bindings crate allows the lint for
