@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The kernel command line's cpuidle.governor= took effect: the named
-# governor is current at boot (rteo registers from a postcore initcall, as
-# the C governors do, so it can be named there).  Run it before any other
-# test switches the governor.
+# governor is current at boot (rteo registers from a device initcall, after
+# the C governors, and the core switches to the named governor when it
+# registers).  Run it before any other test switches the governor.
 
 DIR=$(dirname "$0")
 . "$DIR/../kselftest/ktap_helpers.sh"

@@ -5,7 +5,7 @@
 # bit n-1 for rule n) refuses what is not a mask of rules, and rule 2 left on
 # without rule 1, each with a message, and keeps its value; a valid mask is
 # taken when rteo is enabled again and the CPUs go on idling; rteo.parity
-# refuses what is not a boolean.
+# takes 1 and 0, reads back as Y and N, and refuses what is not a boolean.
 
 DIR=$(dirname "$0")
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -21,7 +21,7 @@ if [ "$(cat $SYS/current_driver)" = none ]; then
 	ktap_skip_all "no cpuidle driver"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 5
+ktap_set_plan 6
 orig=$(cat $SYS/current_governor)
 usage() {
 	cat /sys/devices/system/cpu/cpu*/cpuidle/state*/usage | awk '{ s += $1 } END { print s }'
@@ -66,6 +66,13 @@ if [ $ok -eq 1 ]; then
 	ktap_test_pass "rules_off: 0x3, 0x2, 0x4, 0x8 and 0 taken, CPUs idle under each"
 else
 	ktap_test_fail "rules_off: a valid mask refused or no idle entries"
+fi
+
+if echo 1 >$P/parity && [ "$(cat $P/parity)" = Y ] && reenable &&
+	echo 0 >$P/parity && [ "$(cat $P/parity)" = N ] && reenable; then
+	ktap_test_pass "parity: 1 and 0 taken, read back as Y and N"
+else
+	ktap_test_fail "parity: 1 or 0 refused or misread, now $(cat $P/parity)"
 fi
 
 bad=0

@@ -10,41 +10,79 @@
 //!   abstraction allocates per CPU and hands to each callback for the
 //!   device's CPU alone, so it needs no lock;
 //! - nothing here allocates, sleeps or prints in `select`/`reflect`;
-//! - registration happens from the postcore initcall in `rteo_init.c`,
-//!   which also holds the `rteo.parity` parameter (rteo runs the core in
-//!   [`rteo_core::Mode::Default`] unless it is set), `rteo.rules_off`
-//!   (rules of the default mode switched off, for evaluation).  Idle
+//! - the governor registers from the module's init, which for built-in
+//!   code (rteo is) runs as a device initcall: the core switches to rteo
+//!   then if `cpuidle.governor=rteo` was given, as it does for a governor
+//!   registered earlier;
+//! - `rteo.parity` (rteo runs the core in [`rteo_core::Mode::Default`]
+//!   unless it is set) and `rteo.rules_off` (rules of the default mode
+//!   switched off, for evaluation) are the module's parameters, writable
+//!   through sysfs and read when the governor is enabled on a CPU.  Idle
 //!   periods are recorded for the simulator with the kernel's own
 //!   tracepoints (`power:cpu_idle_sleep_length`, `power:cpu_idle`), for
 //!   any governor.
 
 use kernel::{
-    c_str,
-    cpuidle::{self, Device, Driver, Governor, GovernorSlot, IdleContext},
+    cpuidle::{
+        self,
+        Device,
+        Driver,
+        Governor,
+        IdleContext, //
+    },
     prelude::*,
 };
 
 #[path = "rteo_core.rs"]
 pub mod rteo_core;
 
-use rteo_core::{rule, Env, Mode, SleepLength, State, Teo, STATE_MAX};
+use rteo_core::{
+    rule,
+    Env,
+    Mode,
+    SleepLength,
+    State,
+    Teo,
+    STATE_MAX, //
+};
 
 // The core restates CPUIDLE_STATE_MAX for its host build: tie it to the
 // bindings here.
 const _: () = assert!(STATE_MAX == kernel::cpuidle::STATE_MAX);
 
-/// Prefix of this object's log messages (what `module!` defines for modules).
-const __LOG_PREFIX: &[u8] = b"rteo\0";
+module! {
+    type: RteoModule,
+    name: "rteo",
+    authors: ["linux-pm@vger.kernel.org"],
+    description: "Timer events oriented cpuidle governor in Rust",
+    license: "GPL",
+    params: {
+        parity: bool {
+            default: false,
+            description: "Make exactly the decisions of teo (rteo's own refinements off)",
+            perm: 0o644,
+        },
+        rules_off: u32 {
+            default: 0,
+            description: "Rules of the default mode to switch off (bit n-1: rule n)",
+            perm: 0o644,
+            validate: rules_off_check,
+        },
+    },
+}
 
-/// The owner of the governor's vtable: rteo is built in, so like C's
-/// `THIS_MODULE` in built-in code it has no `struct module`.
-struct LocalModule;
-
-impl kernel::ModuleMetadata for LocalModule {
-    const NAME: &'static CStr = c_str!("rteo");
-    // SAFETY: a NULL module pointer is what built-in code uses as its owner.
-    const THIS_MODULE: kernel::ThisModule =
-        unsafe { kernel::ThisModule::from_ptr(core::ptr::null_mut()) };
+/// Refuses an `rteo.rules_off` that is not a mask of rules or that leaves
+/// rule 2 on without rule 1 ([`rule::off_valid`]), saying which.
+fn rules_off_check(off: u32) -> Result {
+    if off & !rule::ALL != 0 {
+        pr_warn!("rules_off={off:#x}: the rules are bits {:#x}\n", rule::ALL);
+        return Err(EINVAL);
+    }
+    if !rule::off_valid(off) {
+        pr_warn!("rules_off={off:#x}: rule 2 needs rule 1, switch both off\n");
+        return Err(EINVAL);
+    }
+    Ok(())
 }
 
 /// One CPU's governor data: the core's metrics and the driver's states as
@@ -141,15 +179,11 @@ struct Rteo;
 
 #[vtable]
 impl Governor for Rteo {
-    const NAME: &'static CStr = c_str!("rteo");
+    const NAME: &'static CStr = c"rteo";
     // Below teo (19) and menu (20): rteo is chosen explicitly.
     const RATING: u32 = 18;
 
     type CpuData = Slot;
-
-    fn slot() -> &'static GovernorSlot<Self> {
-        &GOVERNOR
-    }
 
     #[inline]
     fn select(
@@ -185,53 +219,30 @@ impl Governor for Rteo {
             *s = State {
                 target_residency_ns: d.target_residency_ns,
                 exit_latency_ns: d.exit_latency_ns,
-                polling: d.flags.contains(cpuidle::Flags::POLLING),
+                polling: d.flags.contains(cpuidle::Flag::Polling),
             };
         }
         let data = &mut slot.teo;
         *data = Teo::ZERO;
-        data.set_mode(if rteo_parity_mode() {
+        data.set_mode(if module_parameters::parity.value() {
             Mode::Parity
         } else {
             Mode::Default
         });
-        data.rules &= !rteo_rules_off();
+        data.rules &= !module_parameters::rules_off.value();
         Ok(())
     }
 }
 
-static GOVERNOR: GovernorSlot<Rteo> = GovernorSlot::new();
+kernel::declare_cpuidle_governor!(static GOVERNOR: Rteo);
 
-// As declared in rteo.h.  Both take nothing and only read a parameter
-// with READ_ONCE(): any call is sound, so they are `safe`.
-unsafe extern "C" {
-    /// `rteo.parity` (rteo_init.c).
-    safe fn rteo_parity_mode() -> bool;
-    /// `rteo.rules_off` (rteo_init.c).
-    safe fn rteo_rules_off() -> u32;
-}
+struct RteoModule;
 
-/// The bits of the default mode's rules, for `rteo.rules_off` to check
-/// against (`rteo_init.c`).
-#[no_mangle]
-pub extern "C" fn rteo_rules_all() -> u32 {
-    rule::ALL
-}
-
-/// Whether `rteo.rules_off` may take `off` ([`rule::off_valid`]).
-#[no_mangle]
-pub extern "C" fn rteo_rules_off_valid(off: u32) -> bool {
-    rule::off_valid(off)
-}
-
-/// Registers the governor; called once by the initcall in `rteo_init.c`.
-#[no_mangle]
-pub extern "C" fn rteo_register() -> kernel::ffi::c_int {
-    match GOVERNOR.register() {
-        Ok(()) => 0,
-        Err(e) => {
-            pr_err!("registration failed: {:?}\n", e);
-            e.to_errno()
-        }
+impl kernel::Module for RteoModule {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
+        GOVERNOR
+            .register()
+            .inspect_err(|e| pr_err!("registration failed: {e:?}\n"))?;
+        Ok(RteoModule)
     }
 }
