@@ -103,7 +103,14 @@ impl<T: Callbacks> Registration<T> {
         // signature and stay valid as long as `T`'s code, which is `'static`
         // and removed from the core before `self` is gone.
         let ret = unsafe {
-            bindings::__cpuhp_setup_state(state.raw(), name.as_char_ptr(), invoke, startup, teardown, false)
+            bindings::__cpuhp_setup_state(
+                state.raw(),
+                name.as_char_ptr(),
+                invoke,
+                startup,
+                teardown,
+                false,
+            )
         };
         if ret < 0 {
             return Err(Error::from_errno(ret));
@@ -187,9 +194,8 @@ mod tests {
 
     fn online() -> u32 {
         // SAFETY: `__cpu_online_mask` is a valid, static mask.
-        let m = unsafe {
-            crate::cpumask::Cpumask::from_raw(&raw const bindings::__cpu_online_mask)
-        };
+        let m =
+            unsafe { crate::cpumask::Cpumask::from_raw(&raw const bindings::__cpu_online_mask) };
         (0..crate::cpu::nr_cpu_ids())
             .filter_map(CpuId::from_u32)
             .filter(|&c| m.test(c))
@@ -210,7 +216,11 @@ mod tests {
     #[test]
     fn without_invoke_nothing_runs() -> Result {
         let (up, down) = (UP.load(Relaxed), DOWN.load(Relaxed));
-        drop(Registration::<Count>::new(State::OnlineDyn, c"rust/cpuhp:test", false)?);
+        drop(Registration::<Count>::new(
+            State::OnlineDyn,
+            c"rust/cpuhp:test",
+            false,
+        )?);
         assert_eq!((UP.load(Relaxed), DOWN.load(Relaxed)), (up, down));
         Ok(())
     }

@@ -737,7 +737,10 @@ struct Online<T>(PhantomData<T>);
 impl<T: Hotplug> cpuhp::Callbacks for Online<T> {
     fn startup(cpu: CpuId) -> Result {
         if let Err(e) = T::online(cpu) {
-            pr_err!("cpuidle: CPU{}: cannot enable its device: {e:?}\n", cpu.as_u32());
+            pr_err!(
+                "cpuidle: CPU{}: cannot enable its device: {e:?}\n",
+                cpu.as_u32()
+            );
         }
         Ok(())
     }
@@ -750,7 +753,10 @@ struct Dead<T>(PhantomData<T>);
 impl<T: Hotplug> cpuhp::Callbacks for Dead<T> {
     fn teardown(cpu: CpuId) -> Result {
         if let Err(e) = T::dead(cpu) {
-            pr_err!("cpuidle: CPU{}: cannot disable its device: {e:?}\n", cpu.as_u32());
+            pr_err!(
+                "cpuidle: CPU{}: cannot disable its device: {e:?}\n",
+                cpu.as_u32()
+            );
         }
         Ok(())
     }
