@@ -378,7 +378,8 @@ impl Registered {
             let s = &p.state;
             write!(
                 f,
-                "state{i} {} exit_latency_us={} target_residency_us={} flags={:#x} driver_flags={:#x}",
+                "state{i} {} exit_latency_us={} target_residency_us={} \
+                 flags={:#x} driver_flags={:#x}",
                 s.name().to_str().unwrap_or("?"),
                 s.exit_latency_us,
                 s.target_residency_us,

@@ -425,9 +425,7 @@ pub fn validate(driver: &CStr, states: &[State]) -> Result {
             return Err(EINVAL);
         }
         if s.flags.contains(Flag::RcuIdle) != s.enter.rcu_idle() {
-            pr_err!(
-                "cpuidle: {driver}: state {i} ({name}): RCU_IDLE flag disagrees with the entry routine\n"
-            );
+            pr_err!("cpuidle: {driver}: state {i} ({name}): RCU_IDLE disagrees with its entry\n");
             return Err(EINVAL);
         }
         if !s.polling() && s.exit_latency_us > s.target_residency_us {
@@ -1176,9 +1174,10 @@ impl<T: GovernorStatic> GovernorSlot<T> {
     }
 
     /// Allocates the per-CPU data and registers the governor with the
-    /// cpuidle core.  To be called once, from an initcall at postcore level
-    /// or earlier (see the module docs of the governor for why), on the
-    /// slot [`GovernorStatic::slot`] returns (else `EINVAL`).  Returns `EBUSY` if
+    /// cpuidle core.  To be called once, typically from the governor's
+    /// module `init` (a governor registered after the drivers still takes
+    /// over if `cpuidle.governor=` names it), on the slot
+    /// [`GovernorStatic::slot`] returns (else `EINVAL`).  Returns `EBUSY` if
     /// called again, `ENOMEM` if the per-CPU data cannot be allocated,
     /// `EEXIST` if a governor with this name exists.
     pub fn register(&'static self) -> Result {
