@@ -9,6 +9,10 @@
 #   make kernel|modules [ARCH=..]   build only
 #   make qemu [ARCH=..]             interactive guest shell
 #   make patches                    git format-patch series against v7.3
+#   make kit ARCH=..                out/kit/ARCH: kselftest tarball, series,
+#                                   config fragment, README for a board
+#   make verdict LOG=.. [ARCH=..]   judge a board's run_kselftest.sh output
+#                                   or console log (LIST=: fewer tests)
 #   make bisect                     x86_64 builds after every patch (also in check)
 #   make setup                      toolchain and sources (idempotent)
 #   make sim                        governor simulator alone (seconds)
@@ -27,7 +31,7 @@ CHECK_ARCHES ?= x86_64 armv7 ppc64le
 ARCH ?=
 S := $(CURDIR)/scripts
 
-.PHONY: all run check host-check kernel modules qemu patches bisect setup clean clippy parity parity-coverage select-cost sim bench seeds
+.PHONY: all run check host-check kernel modules qemu patches kit verdict bisect setup clean clippy parity parity-coverage select-cost sim bench seeds
 
 all: run
 
@@ -68,6 +72,13 @@ clippy: setup
 
 patches: setup
 	@$(S)/patches.sh export $(CURDIR)/out/patches
+
+kit: setup
+	@$(if $(ARCH),,echo "make kit: give ARCH=x86_64, armv7 or ppc64le" >&2; exit 2)
+	@$(S)/kit.sh $(ARCH) $(CURDIR)/out/kit/$(ARCH)
+
+verdict:
+	@$(if $(LIST),LIST="$(LIST)") $(S)/verdict.sh "$(LOG)" $(ARCH)
 
 bisect: setup
 	@$(S)/graft.sh

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host tests: cargo test of the pure Rust code the kernel shares, rustfmt
-# of every project .rs file (kernel style), checkpatch of the C files.
+# of every project .rs file (kernel style), checkpatch of the C files,
+# the verdicts' self-tests, the kit's config fragments.
 # Prints "host: N passed, N failed, N skipped".
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -139,12 +140,28 @@ else
 fi
 
 # the console verdict against crafted logs: a clean one green, each
-# failure shape red for its reason (with the kernel's kunit_parser.py)
+# failure shape red for its reason (with the kernel's kunit_parser.py);
+# then make verdict's, on a board's runner output or console log
 kunit_dir=$(readlink -f "$CACHE/src/pristine")/tools/testing/kunit
-if out=$(python3 "$TOP/tools/verdict-tests/verdict_test.py" "$kunit_dir" 2>&1); then
-	echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
+for t in verdict_test board_test; do
+	if out=$(python3 "$TOP/tools/verdict-tests/$t.py" "$kunit_dir" 2>&1); then
+		echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
+	else
+		echo "$out" | grep -v '^ok '; f=$((f + 1))
+	fi
+done
+
+# the kit's config fragments (make kit): each, merged onto its board's
+# defconfig, survives olddefconfig (kconfig only, the three at once: some
+# 20 s)
+if [ -f "$CACHE/rust_lib_src" ]; then
+	out=$("$TOP/scripts/kit.sh" check-config x86_64 armv7 ppc64le 2>&1)
+	echo "$out" | sed 's/^/host: /'
+	for a in x86_64 armv7 ppc64le; do
+		if grep -q "^kit: $a: ok: " <<<"$out"; then p=$((p + 1)); else f=$((f + 1)); fi
+	done
 else
-	echo "$out" | grep -v '^ok '; f=$((f + 1))
+	echo "host: kit config fragments not checked (not set up: make setup)"; s=$((s + 1))
 fi
 
 # the evaluation's scripts against crafted inputs of known answers (Debian's

@@ -4,6 +4,7 @@
 
 Usage: ktap.py LOG --arch A --tests configs/A.tests [--qemu-rc N]
                    [--kunit-dir TREE/tools/testing/kunit]
+       ktap.py LOG --arch A --runner-list kselftest-list.txt [--kunit-dir ...]
 
 The console carries two kinds of KTAP:
 
@@ -43,6 +44,19 @@ log, see splat_context()) and the report's frames, and the report is
 printed.  Prints one line per suite and a final "N passed, N failed, N
 skipped"; every error counts as one failed test, so a red run never reads
 "0 failed".
+
+With --runner-list (make verdict), LOG is what a board gives back: the
+plain output of `run_kselftest.sh -c cpuidle` from the kit's tarball, or
+a console log that holds it.  It is judged by the same rules and code,
+read into the guest console's form first (board_lines()): a line printk
+stamped with the time is the kernel's, any other line the runner's.  The
+runner must have started once; every test of the tarball's
+kselftest-list.txt must report; any may skip as a whole, but only with a
+reason in its own output ("1..0 # SKIP WHY"), since on a board the
+platform tests skip on other platforms (the one difference from the
+guest's verdict, whose list says which may skip).  KUnit documents on a
+console must be clean; splats and lost messages are red.  There are no
+frames, no runner exit status and no "rcpuidle: done" to look for.
 """
 import argparse
 import io
@@ -96,6 +110,11 @@ TOP_PLAN_RE = re.compile(r"^1\.\.(\d+)")
 TOP_RESULT_RE = re.compile(r"^(not )?ok \d+")
 WHOLE_SKIP_RE = re.compile(r"^\s*1\.\.0\s*# SKIP")
 BAIL_OUT_RE = re.compile(r"^\s*Bail out!")
+# a whole skip's reason; printk's time stamp ("[%5lu.%06lu]", after a
+# "<level>" and before a "[T1]" caller id if any); the runner's first line
+WHOLE_SKIP_WHY_RE = re.compile(r"^\s*1\.\.0\s*# SKIP\s*(\S.*)?$")
+PRINTK_TIME_RE = re.compile(r"(<\d+>)?\[\s*\d+\.\d{6}\](\[\s*[TC]\d+\])? ?")
+RUNNER_START_RE = re.compile(r"^TAP version \d+")
 AFTER_PLAN = "after the plan was met: "
 
 
@@ -353,6 +372,15 @@ def judge_kselftests(v, parser, lines, expected):
     stop = end[-1] if end else len(lines)
     runner = [runner_text(l) for l in lines[begin[0]:stop]
               if l.startswith(KSFT_PREFIX)]
+    judge_runner(v, parser, runner, expected)
+
+
+def judge_runner(v, parser, runner, expected, board=False):
+    """The runner's document: every test in it judged on the runner's
+    result and its own output, every expected test reported.  expected:
+    NAME -> None (must run) or why it may skip as a whole (the guest's
+    list); board: any test may skip as a whole, with a reason in its own
+    output."""
     top, errors = parser.parse(runner)
     for e in errors:
         v.error("run_kselftest.sh: %s" % e)
@@ -372,9 +400,14 @@ def judge_kselftests(v, parser, lines, expected):
                             ("" if l == "#" else l))
         own_errors = []
         if t.status == parser.kp.TestStatus.SKIPPED:
-            if expected.get(name) is None:
-                own_errors.append("skipped as a whole where it must run")
             not_whole = not_skipped_whole(parser, body)
+            if board:
+                why = [m.group(1) for m in map(WHOLE_SKIP_WHY_RE.match, body)
+                       if m and m.group(1)]
+                if not not_whole and not why:
+                    own_errors.append("skipped as a whole without a reason")
+            elif expected.get(name) is None:
+                own_errors.append("skipped as a whole where it must run")
             if not_whole:
                 # it ran, then exited with the skip code: judged on what
                 # it ran, and red
@@ -405,11 +438,93 @@ def judge_kselftests(v, parser, lines, expected):
             v.error("expected kselftest %s did not report" % name)
 
 
+def board_lines(lines):
+    """A board's log in the guest console's form (see judge_kselftests()
+    and kunit_documents()): the kernel's lines, those printk stamped with
+    the time, without the stamp; every other line is the runner's, so
+    prefixed with KSFT_PREFIX.  A stamp after other text (the kernel wrote
+    while a user line was unfinished) starts the kernel's line there.  A
+    console without time stamps reads as the runner's only: a kernel line
+    that looks like KTAP then breaks the runner's document, red.  Returns
+    the lines and the number each has in LOG."""
+    out, nums = [], []
+    for n, line in enumerate(lines, 1):
+        m = PRINTK_TIME_RE.search(line)
+        if m is None:
+            out.append(KSFT_PREFIX + line)
+            nums.append(n)
+            continue
+        if line[:m.start()].strip():
+            out.append(KSFT_PREFIX + line[:m.start()])
+            nums.append(n)
+        out.append(line[m.end():])
+        nums.append(n)
+    return out, nums
+
+
+def read_list(path):
+    """The tarball's kselftest-list.txt: 'COLLECTION:TEST' lines; the
+    cpuidle collection's tests."""
+    names = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            coll, sep, name = line.partition(":")
+            if not sep or not coll or not name or " " in line:
+                raise SystemExit("%s:%d: not a kselftest-list.txt line: '%s'"
+                                 % (path, n, line))
+            if coll == "cpuidle":
+                names.append(name)
+    if not names:
+        raise SystemExit("%s: no cpuidle test listed" % path)
+    return names
+
+
+def judge_board(v, parser, lines, listed):
+    """A board's run of the kit's tarball, LOG in board_lines() form."""
+    judge_kunit(v, parser, lines, [])
+    starts = [i for i, l in enumerate(lines) if l.startswith(KSFT_PREFIX)
+              and RUNNER_START_RE.match(l[len(KSFT_PREFIX):])]
+    if len(starts) != 1:
+        v.error("run_kselftest.sh output %s (expected once): %s"
+                % ("found %d times" % len(starts) if starts else "not found",
+                   "a 'TAP version' line at the start of a line begins it"))
+        if not starts:
+            return
+    runner = [runner_text(l) for l in lines[starts[0]:] if l.startswith(KSFT_PREFIX)]
+    judge_runner(v, parser, runner, dict.fromkeys(listed), board=True)
+
+
+def judge_console(v, arch, lines, nums=None):
+    """Splats and lost messages anywhere in the log (nums: each line's
+    number in the log, if not its place)."""
+    num = (lambda i: nums[i]) if nums else (lambda i: i + 1)
+    for i, line in enumerate(lines):
+        if SPLAT_RE.search(line):
+            during, frames, block = splat_context(lines, i)
+            print("%s: console splat at line %d, as logged:" % (arch, num(i)))
+            for b in block:
+                print("%s: | %s" % (arch, b))
+            v.error("console splat at line %d: %s [during %s; frames: %s]"
+                    % (num(i), line.strip(), during, " < ".join(frames) or "none"))
+            break
+    for i, line in enumerate(lines):
+        if DROPPED_RE.search(line) and not DROPPED_OK_RE.match(line):
+            v.error("console messages lost at line %d: %s" % (num(i), line.strip()))
+            break
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("log")
     ap.add_argument("--arch", required=True)
-    ap.add_argument("--tests", required=True, help="configs/ARCH.tests")
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--tests", help="configs/ARCH.tests: a guest's console log")
+    mode.add_argument("--runner-list", metavar="LIST",
+                      help="the kit tarball's kselftest-list.txt: a board's "
+                      "run_kselftest.sh output or console log")
     ap.add_argument("--qemu-rc", type=int, default=0)
     ap.add_argument("--kunit-dir", help="the kernel's tools/testing/kunit")
     a = ap.parse_args()
@@ -423,35 +538,32 @@ def main():
         print("%s: 0 passed, 1 failed, 0 skipped" % a.arch)
         return 1
     parser = Parser(*load_parser(kunit_dir))
-    kunit_expected, ksft_expected = read_tests(a.tests)
+    if a.tests:
+        kunit_expected, ksft_expected = read_tests(a.tests)
+    else:
+        listed = read_list(a.runner_list)
     v = Verdict(a.arch)
     try:
         with open(a.log, errors="replace") as f:
             lines = [l.rstrip("\r\n").rstrip("\r") for l in f]
     except OSError as e:
-        print("%s: ERROR: no console log: %s" % (a.arch, e))
+        print("%s: ERROR: no %s: %s" % (a.arch, "console log" if a.tests else "log", e))
         print("%s: 0 passed, 1 failed, 0 skipped" % a.arch)
         return 1
 
-    judge_kunit(v, parser, lines, kunit_expected)
-    judge_kselftests(v, parser, lines, ksft_expected)
-    for i, line in enumerate(lines):
-        if SPLAT_RE.search(line):
-            during, frames, block = splat_context(lines, i)
-            print("%s: console splat at line %d, as logged:" % (a.arch, i + 1))
-            for b in block:
-                print("%s: | %s" % (a.arch, b))
-            v.error("console splat at line %d: %s [during %s; frames: %s]"
-                    % (i + 1, line.strip(), during, " < ".join(frames) or "none"))
-            break
-    for i, line in enumerate(lines):
-        if DROPPED_RE.search(line) and not DROPPED_OK_RE.match(line):
-            v.error("console messages lost at line %d: %s" % (i + 1, line.strip()))
-            break
-    if a.qemu_rc in (124, 137):
-        v.error("guest timed out (killed)")
-    if not any(l.strip() == "rcpuidle: done" for l in lines):
-        v.error("guest did not finish (no 'rcpuidle: done' on the console)")
+    if a.tests:
+        judge_kunit(v, parser, lines, kunit_expected)
+        judge_kselftests(v, parser, lines, ksft_expected)
+        judge_console(v, a.arch, lines)
+    else:
+        lines, nums = board_lines(lines)
+        judge_board(v, parser, lines, listed)
+        judge_console(v, a.arch, lines, nums)
+    if a.tests:
+        if a.qemu_rc in (124, 137):
+            v.error("guest timed out (killed)")
+        if not any(l.strip() == "rcpuidle: done" for l in lines):
+            v.error("guest did not finish (no 'rcpuidle: done' on the console)")
     for r in v.rows:
         print(r)
     for b in v.bad:
