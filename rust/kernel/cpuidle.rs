@@ -1066,7 +1066,7 @@ pub trait Governor: Sized + 'static {
 
 /// Ties a governor to its one [`GovernorSlot`].
 ///
-/// Implemented by [`declare_cpuidle_governor!`], which declares the slot
+/// Implemented by [`declare_cpuidle_governor!`](crate::declare_cpuidle_governor), which declares the slot
 /// as a `static`; not meant to be implemented by hand.
 ///
 /// # Safety
@@ -1108,7 +1108,7 @@ macro_rules! declare_cpuidle_governor {
 ///
 /// The core links a registered governor into its list for good: there is
 /// no unregistration, so the slot must be a `static` and the code built in.
-/// Declare it with [`declare_cpuidle_governor!`].
+/// Declare it with [`declare_cpuidle_governor!`](crate::declare_cpuidle_governor).
 ///
 /// # Invariants
 ///
