@@ -1066,8 +1066,10 @@ pub trait Governor: Sized + 'static {
 
 /// Ties a governor to its one [`GovernorSlot`].
 ///
-/// Implemented by [`declare_cpuidle_governor!`](crate::declare_cpuidle_governor), which declares the slot
-/// as a `static`; not meant to be implemented by hand.
+/// Implemented by [`declare_cpuidle_governor!`], which declares the slot as
+/// a `static`; not meant to be implemented by hand.
+///
+/// [`declare_cpuidle_governor!`]: crate::declare_cpuidle_governor
 ///
 /// # Safety
 ///
