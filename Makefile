@@ -29,78 +29,79 @@ ARCHES := x86_64 ppc64le armv7
 # built: armv7's guest run is the longer one, so it builds first.
 CHECK_ARCHES ?= x86_64 armv7 ppc64le
 ARCH ?=
-S := $(CURDIR)/scripts
+P := $(CURDIR)/pipeline
+E := $(CURDIR)/evaluation
 
 .PHONY: all run check host-check kernel modules qemu patches kit verdict bisect setup clean clippy parity parity-coverage select-cost sim bench seeds
 
 all: run
 
 setup:
-	@$(S)/setup.sh
+	@$(P)/setup.sh
 
 RUN_ARCH = $(if $(ARCH),$(ARCH),x86_64)
 RUN_CPIO = $${RCPUIDLE_CACHE:-$$HOME/.cache/rcpuidle}/run-$(RUN_ARCH).cpio
 
 run: setup
-	@$(S)/build.sh $(RUN_ARCH)
-	@$(S)/mkinitramfs.sh $(RUN_ARCH) $(RUN_CPIO)
+	@$(P)/build.sh $(RUN_ARCH)
+	@$(P)/mkinitramfs.sh $(RUN_ARCH) $(RUN_CPIO)
 	@echo "run: booting $(RUN_ARCH) under QEMU (TCG, 2 vCPUs); the guest shows each governor at work"
-	@$(S)/boot.sh $(RUN_ARCH) run $(RUN_CPIO) \
+	@$(P)/boot.sh $(RUN_ARCH) run $(RUN_CPIO) \
 		$${RCPUIDLE_CACHE:-$$HOME/.cache/rcpuidle}/logs/$(RUN_ARCH)-run.log 600 | \
 		sed -n '/^== cpuidle ==/,/^rcpuidle: done/p' | grep -v '^full: '
 	@echo "full per-CPU counters: the 'full:' lines of $${RCPUIDLE_CACHE:-$$HOME/.cache/rcpuidle}/logs/$(RUN_ARCH)-run.log"
 
 check: setup
-	@$(S)/check-all.sh $(if $(ARCH),$(ARCH),$(CHECK_ARCHES))
+	@$(P)/check-all.sh $(if $(ARCH),$(ARCH),$(CHECK_ARCHES))
 
 host-check:
-	@$(S)/host-tests.sh
+	@$(P)/host-tests.sh
 
 kernel: setup
-	@$(S)/build.sh $(if $(ARCH),$(ARCH),x86_64) $(if $(filter ppc64le,$(ARCH)),vmlinux,$(if $(filter armv7,$(ARCH)),zImage,bzImage))
+	@$(P)/build.sh $(if $(ARCH),$(ARCH),x86_64) $(if $(filter ppc64le,$(ARCH)),vmlinux,$(if $(filter armv7,$(ARCH)),zImage,bzImage))
 
 modules: setup
-	@$(S)/build.sh $(if $(ARCH),$(ARCH),x86_64) modules
+	@$(P)/build.sh $(if $(ARCH),$(ARCH),x86_64) modules
 
 qemu: setup
-	@$(S)/build.sh $(if $(ARCH),$(ARCH),x86_64)
-	@$(S)/mkinitramfs.sh $(if $(ARCH),$(ARCH),x86_64) /tmp/rcpuidle-shell.cpio
-	@$(S)/boot.sh $(if $(ARCH),$(ARCH),x86_64) shell /tmp/rcpuidle-shell.cpio /dev/null
+	@$(P)/build.sh $(if $(ARCH),$(ARCH),x86_64)
+	@$(P)/mkinitramfs.sh $(if $(ARCH),$(ARCH),x86_64) /tmp/rcpuidle-shell.cpio
+	@$(P)/boot.sh $(if $(ARCH),$(ARCH),x86_64) shell /tmp/rcpuidle-shell.cpio /dev/null
 
 clippy: setup
-	@KMAKE_EXTRA=CLIPPY=1 $(S)/build.sh $(if $(ARCH),$(ARCH),x86_64)
+	@KMAKE_EXTRA=CLIPPY=1 $(P)/build.sh $(if $(ARCH),$(ARCH),x86_64)
 
 patches: setup
-	@$(S)/patches.sh export $(CURDIR)/out/patches
+	@$(P)/patches.sh export $(CURDIR)/out/patches
 
 kit: setup
 	@$(if $(ARCH),,echo "make kit: give ARCH=x86_64, armv7 or ppc64le" >&2; exit 2)
-	@$(S)/kit.sh $(ARCH) $(CURDIR)/out/kit/$(ARCH)
+	@$(CURDIR)/kit/kit.sh $(ARCH) $(CURDIR)/out/kit/$(ARCH)
 
 verdict:
-	@$(if $(LIST),LIST="$(LIST)") $(S)/verdict.sh "$(LOG)" $(ARCH)
+	@$(if $(LIST),LIST="$(LIST)") $(CURDIR)/verdict/verdict.sh "$(LOG)" $(ARCH)
 
 bisect: setup
-	@$(S)/graft.sh
-	@$(S)/patches.sh bisect
+	@$(P)/graft.sh
+	@$(P)/patches.sh bisect
 
 parity: setup
-	@$(S)/parity.sh --periods $(or $(PERIODS),2000000)
+	@$(E)/parity.sh --periods $(or $(PERIODS),2000000)
 
 parity-coverage: setup
-	@$(S)/parity-coverage.sh $(or $(PERIODS),400000)
+	@$(E)/parity-coverage.sh $(or $(PERIODS),400000)
 
 select-cost: setup
-	@$(S)/select-cost.sh $(or $(TABLE),x86-like) $(or $(PERIODS),200000)
+	@$(E)/select-cost.sh $(or $(TABLE),x86-like) $(or $(PERIODS),200000)
 
 sim: setup
-	@$(S)/sim.sh $(CURDIR)/out/sim
+	@$(E)/sim.sh $(CURDIR)/out/sim
 
 bench: setup
-	@$(S)/bench.sh $(CURDIR)/out/bench
+	@$(E)/bench.sh $(CURDIR)/out/bench
 
 seeds: setup
-	@$(S)/seeds.sh $(CURDIR)/out/seeds
+	@$(E)/seeds.sh $(CURDIR)/out/seeds
 
 clean:
 	rm -rf out governors/target

@@ -15,7 +15,7 @@ fn main() {
     let obj = out.join("parity_teo.o");
     let lib = out.join("libparity_teo.a");
     // PARITY_COVERAGE=1: build the C side with gcc --coverage (gcov), for
-    // scripts/parity-coverage.sh.
+    // evaluation/parity-coverage.sh.
     let coverage = env::var("PARITY_COVERAGE").is_ok_and(|v| v == "1");
     let cc = if coverage {
         "gcc".into()
@@ -27,7 +27,7 @@ fn main() {
     } else {
         &["-O2"]
     };
-    // PARITY_CFLAGS: more flags for the C side (scripts/select-cost.sh
+    // PARITY_CFLAGS: more flags for the C side (evaluation/select-cost.sh
     // builds as the kernel does: no vector instructions).
     let extra = env::var("PARITY_CFLAGS").unwrap_or_default();
     let st = Command::new(&cc)

@@ -6,7 +6,7 @@
 //! no locks.  Everything it needs about the CPU, the driver's states and the
 //! timers comes through the [`Env`] trait, which the kernel glue
 //! (`rteo.rs`) implements over the cpuidle abstractions and the host crate
-//! (`governors/rteo`) implements over plain data.  The same file is compiled
+//! (`tools/rteo-core`) implements over plain data.  The same file is compiled
 //! into the kernel (with KUnit tests) and into the host crate (with
 //! `cargo test`), so both test the code the kernel runs.
 //!

@@ -16,7 +16,7 @@
 //! default mode, every rule in force; both: all three) and prints ns per
 //! period; run it under
 //! `valgrind --tool=callgrind --toggle-collect=<select function>` to count
-//! the instructions of `select()` alone (see scripts/select-cost.sh).
+//! the instructions of `select()` alone (see evaluation/select-cost.sh).
 //!
 //! Prints the number of periods compared and mismatches per table and
 //! workload, the first mismatch with its inputs, and exits 1 on any.

@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""trace2corpus.py LOG OUTDIR [MAX] [--split-forced-ticks]
+
+Turns the "REC ..." lines of a bench-mode guest log (evaluation/guest/record.sh:
+the kernel's power:cpu_idle_sleep_length, cpu_idle and cpu_idle_miss events)
+into the simulator's recorded corpus and the guest side of the fidelity
+comparison:
+
+  OUTDIR/corpus/{tuning,heldout}/TABLE.WORKLOAD.GOVERNOR.trace, one idle
+  episode per line: sleep_us wake_us src tick_phase_us latency_req_us state
+  (state: the one the guest's CPU woke from)
+
+An episode's times are from the moment its sleep length was taken (the
+sleep-length event, before the governor's select()), as the simulator's
+episodes are: the guest's first entry came the governor's decision later
+(REC's enter_us; the simulator's emulated world charges that decision as
+the tick costs of evaluation/tickcost.py).  A recording made before
+guest/record.sh printed enter_us has its episodes from the first entry.
+  OUTDIR/guest-idle.json: per (table, workload, governor) what the guest
+  measured: entries, above and below per entry (cpu_idle_miss), each
+  state's share of the idle time, each state's entries and time (us, the
+  exit latency's spin included), the emulated energy the driver counted
+  over the trace (guest/record.sh's record-energy line; null in recordings
+  from before it); and per table the emulator's interrupt
+  delay to a halted CPU, estimated from the pipe workload (below).
+
+An entry's idle time is its duration less the exit latency of the state
+entered (the emulated states spin for it after the wake-up).  Entries that
+ended at the tick and were followed by the next one within 100 us are
+joined into one episode (no task ran between), so that an episode is the
+workload's idle time, not the governor's choice; with --split-forced-ticks
+(evaluation/idle_bound.py) not where that tick was one no governor could have
+stopped: the sleep length was the time to it (a timer within the tick, or
+the tick held by RCU or irq_work).  An episode that ends at
+the tick or within 20 us (or 1 %) of its sleep length is a timer wake-up,
+else an interrupt.
+
+The interrupt delay (irq_delay in guest-idle.json): in the pipe workload
+each wake-up is the partner's write, as soon after the CPU went idle
+whatever state it entered; the guest's CPU takes it at once when polling
+(the waker only sets need_resched) and late when halted (its vCPU thread
+must be woken).  Per table with a polling state, over every governor's pipe
+run: the median idle time of the interrupt wake-ups from the shallowest
+halting state less that from the polling state (an interrupt wake-up: not
+at the tick, more than 20 us (or 1 %) before the timer; a polling state:
+exit latency 0).
+
+MAX caps the episodes written per trace (the first MAX of each CPU in
+turn; default: all); the guest-idle.json figures use every entry.
+
+The split is fixed by workload, so that the held-out set holds workloads
+the rules were never tuned on: HELDOUT below.  Headlines are computed on
+the held-out set only.
+"""
+
+import json
+import os
+import re
+import sys
+
+HELDOUT = {"ioping", "cyclic8", "gzip"}
+GAP_US = 100
+NO_QOS_US = 2000000000
+# The longest sleep length and time to the next event a trace holds, us:
+# longer ones (a CPU with no timer: about KTIME_MAX) are this.
+FAR_US = 10**9
+# Recordings made before guest/record.sh printed its numbers with %.0f
+# hold, for a sleep length or time to the next event past 2^31 us, what
+# busybox awk's %d made of it: INT_MIN.  No real value is that (a negative
+# sleep length is a timer a few ms overdue at most): it stands for "far".
+AWK_INT_MIN = -2147483648
+
+
+def split_rep(work):
+    """(workload, repetition) of a recorded run's name: WORKLOAD-rK for
+    record_reps > 1 (guest/record.sh), WORKLOAD alone (repetition 1)."""
+    m = re.fullmatch(r"(.+)-r([0-9]+)", work)
+    return (m[1], int(m[2])) if m else (work, 1)
+
+
+def heldout(work):
+    """A held-out workload, its repetitions (WORKLOAD-rK) too."""
+    return split_rep(work)[0] in HELDOUT
+
+
+def far(us):
+    return FAR_US if us == AWK_INT_MIN or us > FAR_US else us
+
+
+def slack(us):
+    """How far from a time an event may be and still be at it: 20 us or 1 %."""
+    return max(20, us // 100)
+
+
+def idle_of(r, exit_us):
+    """An entry's idle time: its duration less its state's exit latency."""
+    return max(0, r["dur"] - exit_us.get(r["state"], 0))
+
+
+def is_irq(r, idle):
+    """An entry ended by an interrupt: not at the tick, well before its timer."""
+    return abs(idle - r["tick"]) > slack(r["tick"]) and r["sleep"] - idle > slack(r["sleep"])
+
+
+def irq_delay(recs, exit_us):
+    """recs: a table's pipe entries; the estimate of the module docstring."""
+    polling = [s for s, us in exit_us.items() if us == 0]
+    halting = sorted(s for s, us in exit_us.items() if us > 0)
+    if not polling or not halting:
+        return None
+    idle = {s: sorted(idle_of(r, exit_us) for r in recs
+                      if r["state"] == s and is_irq(r, idle_of(r, exit_us)))
+            for s in (polling[0], halting[0])}
+    if min(len(v) for v in idle.values()) < 20:
+        return None
+    med = {s: v[len(v) // 2] for s, v in idle.items()}
+    return {"workload": "pipe", "polling_state": polling[0], "halting_state": halting[0],
+            "polling_p50_us": med[polling[0]], "halting_p50_us": med[halting[0]],
+            "polling_n": len(idle[polling[0]]), "halting_n": len(idle[halting[0]]),
+            "delay_us": max(0, med[halting[0]] - med[polling[0]])}
+
+
+def forced(r):
+    """An entry whose sleep length was the time to the next tick: a timer
+    within the tick, or a tick that could not be stopped (RCU, irq_work);
+    the tick code then reports the tick as the next event, and it wakes the
+    CPU whatever the governor chooses."""
+    return abs(r["sleep"] - r["tick"]) <= slack(r["tick"])
+
+
+def episodes(recs, exit_us, split_forced=False):
+    """recs: one CPU's entries in time order (dicts).  split_forced: an
+    entry that ended at a tick no governor could have stopped (forced())
+    ends its episode."""
+    out = []
+    i, n = 0, len(recs)
+    while i < n:
+        start = recs[i]
+        k = i
+        while True:
+            r = recs[k]
+            idle = idle_of(r, exit_us)
+            end = r["t"] + idle
+            at_tick = abs(idle - r["tick"]) <= slack(r["tick"])
+            if (at_tick and k + 1 < n and recs[k + 1]["t"] - (r["t"] + r["dur"]) < GAP_US
+                    and not (split_forced and forced(r))):
+                k += 1
+                continue
+            break
+        wake = end - start["t"] + start["enter"]
+        sleep = start["sleep"]
+        if at_tick or abs(wake - sleep) <= slack(sleep):
+            src = "timer"
+            sleep = min(sleep, wake)
+        else:
+            src = "irq"
+        if wake > 0:
+            out.append((max(1, sleep), max(1, wake), src, max(1, start["tick"]), NO_QOS_US,
+                        recs[k]["state"]))
+        i = k + 1
+    return out
+
+
+def main():
+    argv = [a for a in sys.argv[1:] if a != "--split-forced-ticks"]
+    split_forced = len(argv) < len(sys.argv) - 1
+    if len(argv) not in (2, 3):
+        sys.exit("usage: trace2corpus.py LOG OUTDIR [MAX] [--split-forced-ticks]")
+    log, outdir = argv[0], argv[1]
+    cap = int(argv[2]) if len(argv) > 2 else None
+    runs, exits, energy, bad = {}, {}, {}, 0
+    with open(log, errors="replace") as f:
+        for line in f:
+            p = line.split()
+            if "BENCH-META" in p:
+                q = p[p.index("BENCH-META"):]
+                if len(q) == 5 and q[1] == "exit_latency_us":
+                    exits.setdefault(q[2], {})[int(q[3][1:])] = int(q[4])
+                elif len(q) == 6 and q[1] == "record-energy" and q[5].isdigit():
+                    energy[(q[2], q[4], q[3])] = int(q[5])
+                continue
+            if "REC" not in p:
+                continue
+            q = p[p.index("REC"):]
+            # 12 fields; 11 in recordings from before enter_us
+            if len(q) not in (11, 12):
+                bad += 1
+                continue
+            try:
+                table, gov, work, cpu = q[1], q[2], q[3], int(q[4])
+                t, sleep, dur, tick, state = (int(x) for x in q[5:10])
+                enter = int(q[11]) if len(q) == 12 else 0
+            except ValueError:
+                bad += 1
+                continue
+            if not 0 <= enter < 10**6:
+                bad += 1
+                continue
+            sleep, tick = far(sleep), far(tick)
+            runs.setdefault((table, work, gov), {}).setdefault(cpu, []).append(
+                {"t": t, "sleep": sleep, "dur": dur, "tick": tick, "state": state, "miss": q[10],
+                 "enter": enter})
+    if not runs:
+        sys.exit("trace2corpus: no REC lines in %s" % log)
+    guest, pipes = [], {}
+    for (table, work, gov), cpus in sorted(runs.items()):
+        if work == "pipe":
+            pipes.setdefault(table, []).extend(r for c in cpus.values() for r in c)
+        if table not in exits:
+            sys.exit("trace2corpus: no exit latencies for table %s" % table)
+        eps, time, count, entries, above, below = [], {}, {}, 0, 0, 0
+        per_cpu = []
+        for cpu in sorted(cpus):
+            recs = sorted(cpus[cpu], key=lambda r: r["t"])
+            per_cpu.append(episodes(recs, exits[table], split_forced))
+            for r in recs:
+                entries += 1
+                above += r["miss"] == "above"
+                below += r["miss"] == "below"
+                time[r["state"]] = time.get(r["state"], 0) + r["dur"]
+                count[r["state"]] = count.get(r["state"], 0) + 1
+        # every CPU's episodes, in turn, up to the cap
+        if cap is None:
+            eps = [e for c in per_cpu for e in c]
+        else:
+            share = cap // max(len(per_cpu), 1)
+            eps = [e for c in per_cpu for e in c[:share]]
+        total = sum(time.values()) or 1
+        guest.append({"table": table, "workload": work, "governor": gov,
+                      "set": "heldout" if heldout(work) else "tuning",
+                      "entries": entries, "episodes": len(eps),
+                      "energy_uj": energy.get((table, work, gov)),
+                      "above_per_entry": above / max(entries, 1),
+                      "below_per_entry": below / max(entries, 1),
+                      "share": {"s%d" % s: time.get(s, 0) / total
+                                for s in sorted(exits[table])},
+                      "state_entries": {"s%d" % s: count.get(s, 0) for s in sorted(exits[table])},
+                      "state_time_us": {"s%d" % s: time.get(s, 0) for s in sorted(exits[table])}})
+        sub = os.path.join(outdir, "corpus", "heldout" if heldout(work) else "tuning")
+        os.makedirs(sub, exist_ok=True)
+        path = os.path.join(sub, "%s.%s.%s.trace" % (table, work, gov))
+        with open(path, "w") as f:
+            f.write("# recorded from power:cpu_idle_sleep_length/cpu_idle in an x86_64 guest, "
+                    "table %s, workload %s, governor %s; "
+                    "sleep_us wake_us src tick_phase_us latency_req_us state\n" % (table, work, gov))
+            for e in eps:
+                f.write("%d %d %s %d %d %d\n" % e)
+    delays = {t: irq_delay(recs, exits[t]) for t, recs in sorted(pipes.items())}
+    with open(os.path.join(outdir, "guest-idle.json"), "w") as f:
+        json.dump({"malformed_lines": bad, "runs": guest,
+                   "irq_delay": {t: d for t, d in delays.items() if d}}, f, indent=1)
+    print("trace2corpus: %d runs, %d episodes, %d malformed lines -> %s"
+          % (len(guest), sum(g["episodes"] for g in guest), bad, outdir))
+    for t, d in delays.items():
+        print("trace2corpus: %s: interrupt delay to a halted CPU %s" % (t, "%d us (pipe: s%d %d us "
+              "over %d wake-ups, s%d %d us over %d)" % (d["delay_us"], d["halting_state"],
+              d["halting_p50_us"], d["halting_n"], d["polling_state"], d["polling_p50_us"],
+              d["polling_n"]) if d else "not estimated (no polling state, or too few wake-ups)"))
+
+
+if __name__ == "__main__":
+    main()

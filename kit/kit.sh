@@ -1,0 +1,256 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kit.sh ARCH [DIR]: what it takes to try the project on a board of ARCH
+#   (x86_64, armv7 or ppc64le) or in a lab, written to DIR (default
+#   out/kit/ARCH):
+#     kselftest-cpuidle.tar.gz  the kernel's own kselftest tarball of the
+#                               cpuidle collection (make -C
+#                               tools/testing/selftests TARGETS=cpuidle
+#                               gen_tar, in the grafted tree), what
+#                               KernelCI and LKFT consume as it is
+#     patches/                  the series (patches.sh export; needs a git
+#                               identity)
+#     ARCH.config               the config fragment (kit/ARCH.config)
+#     README.txt                build, boot, load, run, send the output to
+#                               make verdict
+#   The fragment is checked first (check-config below).
+# kit.sh check-config ARCH...: each kit/ARCH.config merged with
+#   merge_config.sh onto the board's defconfig survives olddefconfig: every
+#   CONFIG_X=y or =m line of the fragment is set so, every "# CONFIG_X is
+#   not set" line is unset.  Kconfig only (no build), the arches at once;
+#   one line per arch, "kit: ARCH: ok: ..." or "kit: ARCH: FAIL: ...".
+# kit.sh tarball ARCH FILE: the kit's kselftest tarball alone, to FILE (the
+#   check guests run it: pipeline/mkinitramfs.sh).
+set -euo pipefail
+. "$(dirname "$0")/../pipeline/lib.sh"
+
+usage="usage: kit.sh ARCH [DIR] | kit.sh check-config ARCH... | kit.sh tarball ARCH FILE"
+
+# board_setup ARCH: KARCH (lib.sh), the board's DEFCONFIG, FRAG
+board_setup() {
+	arch_setup "$1"
+	case "$1" in
+	x86_64)  DEFCONFIG=x86_64_defconfig ;;
+	armv7)   DEFCONFIG=mvebu_v7_defconfig ;;
+	ppc64le) DEFCONFIG=pseries_le_defconfig ;;
+	esac
+	FRAG=$TOP/kit/$1.config
+	[ -f "$FRAG" ] || die "no config fragment kit/$1.config"
+}
+
+# check_config ARCH: prints one "kit: ARCH: ..." line; fails if the
+# fragment does not survive
+check_config() {
+	board_setup "$1"
+	local o want=0 off=0 bad=() k v n=0 line
+	# the fragment's own lines: =y, =m, "is not set", comments, blank
+	while IFS= read -r line; do
+		n=$((n + 1))
+		case "$line" in
+		'' | '# CONFIG_'*' is not set') ;;
+		'# CONFIG_'*) die "kit/$1.config:$n: '$line' is neither a comment nor '# CONFIG_X is not set'" ;;
+		'#'*) ;;
+		CONFIG_*=y | CONFIG_*=m) ;;
+		*) die "kit/$1.config:$n: '$line': only CONFIG_X=y, CONFIG_X=m and '# CONFIG_X is not set' lines" ;;
+		esac
+	done <"$FRAG"
+	o=$(mktemp -d)
+	local km=(make -s -C "$TREE" O="$o" ARCH="$KARCH" LLVM=-19 RUST_LIB_SRC="$RUST_LIB_SRC")
+	if ! { "${km[@]}" "$DEFCONFIG" &&
+		"$TREE/scripts/kconfig/merge_config.sh" -m -O "$o" "$o/.config" "$FRAG" &&
+		"${km[@]}" olddefconfig; } >"$o/log" 2>&1; then
+		echo "kit: $1: FAIL: kconfig of $DEFCONFIG + kit/$1.config failed:"
+		tail -n 15 "$o/log" | sed "s/^/kit: $1: /"
+		rm -rf "$o"
+		return 1
+	fi
+	while IFS== read -r k v; do
+		want=$((want + 1))
+		grep -qx "$k=$v" "$o/.config" ||
+			bad+=("$k=$v is $(grep -E "^$k=|^# $k is not set" "$o/.config" || echo "absent, a dependency unmet")")
+	done < <(grep -E '^CONFIG_[A-Za-z0-9_]+=[ym]$' "$FRAG")
+	while read -r k; do
+		off=$((off + 1))
+		! grep -q "^$k=" "$o/.config" || bad+=("$k must be off but is $(grep "^$k=" "$o/.config")")
+	done < <(sed -nE 's/^# (CONFIG_[A-Za-z0-9_]+) is not set$/\1/p' "$FRAG")
+	rm -rf "$o"
+	if [ ${#bad[@]} != 0 ]; then
+		echo "kit: $1: FAIL: kit/$1.config does not survive olddefconfig on $DEFCONFIG: ${bad[*]}"
+		return 1
+	fi
+	echo "kit: $1: ok: kit/$1.config survives olddefconfig on $DEFCONFIG ($want options set, $off off)"
+}
+
+readme() { # ARCH: README.txt
+	local arch=$1 board load mods
+	case "$arch" in
+	x86_64)
+		board="an x86_64 machine.  No driver of the project replaces intel_idle or
+acpi_idle there: the rteo governor runs over the machine's own driver"
+		load="There is no driver module to load: rteo is built in and the machine's
+driver stays.  Check with
+     cat /sys/devices/system/cpu/cpuidle/current_driver    (intel_idle or acpi_idle)
+     cat /sys/devices/system/cpu/cpuidle/current_governor  (rteo)"
+		mods="rust_pm_qos_cpu.ko" ;;
+	armv7)
+		board="a Marvell Armada 370, XP or 38x board (the Rust mvebu v7 driver binds
+the cpuidle-armada-* device arch/arm/mach-mvebu/pmsu.c registers)"
+		load="Load the driver in place of the C one the fragment turns off:
+     modprobe cpuidle-mvebu-v7-rs
+     cat /sys/devices/system/cpu/cpuidle/current_driver    (armada_xp_idle, armada_370_idle or armada_38x_idle)
+     cat /sys/devices/system/cpu/cpuidle/current_governor  (rteo)"
+		mods="cpuidle-mvebu-v7-rs.ko rust_pm_qos_cpu.ko" ;;
+	ppc64le)
+		board="a POWER LPAR (PowerVM, or KVM's pseries; the Rust pseries driver, with
+the extended CEDE states the firmware reports on POWER10 and later)"
+		load="Load the driver in place of the C one the fragment turns off:
+     modprobe cpuidle-pseries-rs
+     cat /sys/devices/system/cpu/cpuidle/current_driver    (pseries_idle)
+     cat /sys/devices/system/cpu/cpuidle/current_governor  (rteo)"
+		mods="cpuidle-pseries-rs.ko rust_pm_qos_cpu.ko" ;;
+	esac
+	cat <<EOF
+rcpuidle kit for $arch
+$(printf '%*s' $((17 + ${#arch})) '' | tr ' ' =)
+
+For $board.
+
+Made by 'make kit ARCH=$arch' from rcpuidle $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo '(unknown commit)').
+
+  patches/                  the series, against Linux 7.3 (the independent
+                            fixes it needs in patches/fixes/, first)
+  $(printf '%-26s' "$arch.config")the config fragment: Rust, cpuidle, the rteo
+                            governor and the project's drivers on, the C
+                            drivers they replace off, no test-only option
+  kselftest-cpuidle.tar.gz  the cpuidle kselftests, as the kernel's
+                            'make -C tools/testing/selftests TARGETS=cpuidle
+                            gen_tar' packs them
+
+1. Build.  In a Linux 7.3 tree (git), with a Rust toolchain the kernel
+   accepts (make rustavailable):
+     git am \$(ls patches/fixes/*.patch patches/*.patch | grep -v /0000-)
+     make ARCH=$KARCH $DEFCONFIG
+     scripts/kconfig/merge_config.sh -m .config /path/to/kit/$arch.config
+     make ARCH=$KARCH olddefconfig
+     make ARCH=$KARCH -j\$(nproc)    (LLVM=1 or a cross compiler as usual)
+     make ARCH=$KARCH modules_install INSTALL_MOD_PATH=...
+   Every option of the fragment stays as asked after olddefconfig
+   ('make check' checks it); 'grep -E "RTEO|CPUIDLE" .config' shows them.
+
+2. Boot it with cpuidle.governor=rteo on the command line.
+
+3. $load
+
+4. Unpack the tarball and run the collection, keeping the runner's output:
+     mkdir -p kselftest /root/rcpuidle-modules
+     tar -C kselftest -xzf kselftest-cpuidle.tar.gz
+     for m in $mods; do
+         find /lib/modules/\$(uname -r) -name \$m -exec cp {} /root/rcpuidle-modules/ \\;
+     done
+     cd kselftest
+     RCPUIDLE_MODDIR=/root/rcpuidle-modules ./run_kselftest.sh -c cpuidle 2>&1 | tee cpuidle.log
+   The tests look for the project's modules in RCPUIDLE_MODDIR (default
+   /lib/modules), hence the copies.  The tests that load and unload the
+   driver themselves skip while it is loaded: run again without it loaded
+   to have them run (each run its own log).
+
+5. Send cpuidle.log (or the serial console's log, with printk's time
+   stamps on, holding the runner's output) back to the project's tree:
+     make verdict LOG=cpuidle.log ARCH=$arch
+   It judges the output with the same fail-closed rules as 'make check':
+   every test of the tarball's kselftest-list.txt must report, each must
+   pass or skip as a whole with a reason; a failure, a missing result, a
+   run cut short, results after the plan, a kernel splat or lost console
+   messages are red.  One difference: in 'make check' only the tests its
+   list allows may skip as a whole; on a board any may, with the reason in
+   its output, since the platform tests skip on other platforms and the
+   emulated-state tests skip without cpuidle-vstates.ko (not built here).
+
+In a lab
+--------
+The tarball is the kernel's own kselftest package, the kind KernelCI and
+LKFT unpack on a device and run with run_kselftest.sh as in step 4.  With
+tuxrun, for instance (not run here, so untested: the project runs these
+tests in its own QEMU guests, 'make check'):
+  tuxrun --device <device> --kernel <image> --modules modules.tar.xz \\
+         --overlay kselftest-cpuidle.tar.gz /opt/kselftests/cpuidle \\
+         --log-file-text cpuidle.log \\
+         "cd /opt/kselftests/cpuidle && ./run_kselftest.sh -c cpuidle"
+(with the module copies of step 4 first).  tuxrun's own kselftest-NAME
+tests are a fixed list without cpuidle; an entry kselftest-cpuidle there
+would take the tarball as --parameters KSELFTEST=<URL of the tarball>.
+A KernelCI or LKFT kselftest job names the collection 'cpuidle' and
+points its kselftest archive at the tarball.  The job's log goes to
+'make verdict' as in step 5.
+EOF
+}
+
+# make_tarball ARCH OUT: the kernel's own packing of the collection
+# (gen_tar), built out of the tree, copied to OUT
+make_tarball() {
+	local o
+	arch_setup "$1"
+	o=$(mktemp -d)
+	if ! make -C "$TREE/tools/testing/selftests" O="$o" ARCH="$KARCH" LLVM=-19 \
+		TARGETS=cpuidle gen_tar >"$o/gen_tar.log" 2>&1; then
+		tail -n 20 "$o/gen_tar.log"
+		rm -rf "$o"
+		die "make -C tools/testing/selftests TARGETS=cpuidle gen_tar failed"
+	fi
+	local t=$o/kselftest/kselftest_install/kselftest-packages/kselftest.tar.gz
+	if [ ! -s "$t" ] || [ "$(tar -xOzf "$t" ./kselftest-list.txt | grep -c '^cpuidle:')" = 0 ]; then
+		rm -rf "$o"
+		die "gen_tar left no $t listing a cpuidle test"
+	fi
+	cp "$t" "$2"
+	rm -rf "$o"
+}
+
+make_kit() {
+	local arch=$1 dir=$2 n
+	"$TOP/pipeline/graft.sh" >/dev/null
+	check_config "$arch" || die "kit/$arch.config does not survive olddefconfig"
+	board_setup "$arch"
+	# written aside, moved into place whole: a failed run (no git identity
+	# for the series, say) leaves no half kit
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+	mkdir "$work/kit"
+	make_tarball "$arch" "$work/kit/kselftest-cpuidle.tar.gz"
+	n=$(tar -xOzf "$work/kit/kselftest-cpuidle.tar.gz" ./kselftest-list.txt | grep -c '^cpuidle:')
+	"$TOP/pipeline/patches.sh" export "$work/kit/patches"
+	cp "$FRAG" "$work/kit/$arch.config"
+	readme "$arch" >"$work/kit/README.txt"
+	rm -rf "$dir"
+	mkdir -p "$(dirname "$dir")"
+	mv "$work/kit" "$dir"
+	echo "kit: $arch: ${dir#"$TOP"/}/: kselftest-cpuidle.tar.gz ($n tests), patches/ ($(find "$dir/patches" -name '*.patch' ! -name '0000-*' | wc -l) patches and their cover letters), $arch.config, README.txt"
+}
+
+case "${1:-}" in
+check-config)
+	shift
+	[ $# -gt 0 ] || die "$usage"
+	"$TOP/pipeline/graft.sh" >/dev/null
+	# the arches at once (kconfig only reads the tree), printed in order
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+	for a in "$@"; do
+		(check_config "$a" >"$work/$a" 2>&1 && echo ok >"$work/$a.ok") &
+	done
+	wait
+	rc=0
+	for a in "$@"; do
+		cat "$work/$a"
+		[ -f "$work/$a.ok" ] || rc=1
+	done
+	exit $rc ;;
+tarball)
+	[ $# = 3 ] || die "$usage"
+	"$TOP/pipeline/graft.sh" >/dev/null
+	make_tarball "$2" "$3" ;;
+x86_64 | armv7 | ppc64le)
+	make_kit "$1" "${2:-$TOP/out/kit/$1}" ;;
+*) die "$usage" ;;
+esac

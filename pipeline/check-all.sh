@@ -1,0 +1,191 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# check-all.sh ARCH...: host tests, the patch-series check, then every
+# arch; prints a total "N passed, N failed, N skipped" and fails if any part did.
+#
+# x86_64 (the longest guest run) goes in the background; the other arches'
+# kernels build one after the other at a lower CPU priority, and each arch
+# boots as soon as its kernel is built, while the next one builds;
+# kunit.py, rustdoc and the bisect build of the series (incremental, from
+# a copy of that build) run in the x86_64 build once its guest has
+# started, at a lower priority.  Each part's output is printed whole, in
+# the order given, when all are done; a line marks each part's end as it
+# comes, so that a run stopped from outside still shows what finished.
+#
+# The run keeps to a budget: RCPUIDLE_CHECK_BUDGET seconds (default 5100,
+# 85 min) from RCPUIDLE_CHECK_T0 (.ci/run sets it before the set-up) or
+# from here.  A part still running then is stopped and counted failed,
+# and the outputs so far are printed, rather than the whole run being
+# killed by CI with nothing to show.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+fail=0 p=0 f=0 s=0
+tally() { # add the counts of a "..: N passed, N failed, N skipped" line
+	local l
+	l=$(grep -E '[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$1" 2>/dev/null | tail -n1)
+	[ -n "$l" ] || return 0
+	p=$((p + $(echo "$l" | sed -E 's/.* ([0-9]+) passed.*/\1/')))
+	f=$((f + $(echo "$l" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+	s=$((s + $(echo "$l" | sed -E 's/.* ([0-9]+) skipped.*/\1/')))
+}
+dir=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
+t0=${RCPUIDLE_CHECK_T0:-$(date +%s)}
+budget=${RCPUIDLE_CHECK_BUDGET:-5100}
+exec 3>&1
+done_line() { # PART FILE: the part's end, with its tally line, at once
+	echo "check: $1 done at $(($(date +%s) - t0)) s: $(grep -E '[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$2" 2>/dev/null | tail -n1 || true)" >&3
+}
+below() { # PID: the processes below PID
+	local c
+	for c in $(pgrep -P "$1"); do
+		echo "$c"
+		below "$c"
+	done
+}
+# the watchdog: at the end of the budget, stop every part (their builds
+# and guests with them)
+{
+	me=$BASHPID
+	left=$((t0 + budget - $(date +%s)))
+	# (its sleep holds none of the run's output open: a pipe reading
+	# this run ends when the run does)
+	[ $left -gt 0 ] && { sleep $left </dev/null >/dev/null 2>&1 & wait $!; }
+	touch "$dir/deadline"
+	echo "check: the budget of $budget s is spent: stopping the parts still running" >&3
+	for sig in TERM KILL; do
+		all=$(below $$)
+		mine=$(below "$me")
+		kill -$sig $(echo "$all" | grep -vx -e "$me" $(for q in $mine; do echo "-e $q"; done)) 2>/dev/null
+		sleep 10
+	done
+} &
+watchdog=$!
+
+echo "== host tests =="
+"$TOP/pipeline/host-tests.sh" 2>&1 | tee "$dir/host"
+[ "${PIPESTATUS[0]}" = 0 ] || fail=1
+tally "$dir/host"
+
+one() { # ARCH: the arch's checks, output in $dir/ARCH, status in $dir/ARCH.rc
+	local rc=0
+	if [ "$1" = x86_64 ]; then
+		"$TOP/pipeline/patches.sh" verify || rc=1
+	fi
+	RCPUIDLE_BOOT_MARK=$dir/$1.booted "$TOP/pipeline/check.sh" "$1" || rc=1
+	[ ! -f "$dir/deadline" ] || { rc=1; echo "check: $1: stopped at the end of the budget ($budget s)"; }
+	echo $rc >"$dir/$1.rc"
+}
+# graft once here: the per-arch builds below then find nothing to change
+# in the shared tree, so that running two of them at once is safe
+"$TOP/pipeline/graft.sh" || fail=1
+# kunit.py, rustfmtcheck and rustdoc, in the x86_64 check build, once its
+# guest has started (nothing reads the build then: the guest has its
+# kernel and initramfs), a little below the guests; then the bisect build
+# of the series, from a copy of it, at the lowest priority
+kunit= kunitpid=
+case " $* " in
+*" x86_64 "*)
+	kunit=1
+	{
+		while [ ! -f "$dir/x86_64.booted" ] && [ ! -f "$dir/x86_64.rc" ]; do
+			sleep 5
+		done
+		rc=0
+		if [ -f "$dir/x86_64.booted" ]; then
+			{ RCPUIDLE_BUILD_NICE=5 "$TOP/pipeline/kunit.sh" &&
+				RCPUIDLE_BUILD_NICE=19 "$TOP/pipeline/rustdoc.sh"; } >"$dir/kunit" 2>&1 || rc=1
+		else
+			echo "kunit: not run: the x86_64 build failed" >"$dir/kunit"
+			rc=1
+		fi
+		[ ! -f "$dir/deadline" ] || { rc=1; echo "kunit: stopped at the end of the budget ($budget s)" >>"$dir/kunit"; }
+		echo $rc >"$dir/kunit.rc"
+		done_line kunit.py "$dir/kunit"
+		# then every prefix of the series builds for x86_64
+		# (bisectable), incrementally from a copy of that build
+		rc=0
+		if [ -f "$dir/x86_64.booted" ]; then
+			RCPUIDLE_BUILD_NICE=19 "$TOP/pipeline/patches.sh" bisect >"$dir/bisect" 2>&1 || rc=1
+		else
+			echo "bisect: not run: the x86_64 build failed" >"$dir/bisect"
+			rc=1
+		fi
+		echo $rc >"$dir/bisect.rc"
+		done_line bisect "$dir/bisect"
+	} &
+	kunitpid=$! ;;
+esac
+bg=
+case " $* " in
+*" x86_64 "*) [ $# -gt 1 ] && bg=yes ;;
+esac
+# the other arches' kernels are built one after the other in the
+# background, below the x86_64 build, so that the next arch builds while
+# the previous one's guest runs; each arch's
+# checks start once its build is done (check.sh's build then has nothing
+# left to do: no two builds ever share a build directory)
+others=
+for arch in "$@"; do
+	[ "$arch" = x86_64 ] && [ -n "$bg" ] && continue
+	others="$others $arch"
+done
+if [ -n "$others" ]; then
+	{
+		for arch in $others; do
+			RCPUIDLE_BUILD_NICE=${bg:+10} "$TOP/pipeline/build.sh" "$arch" >"$dir/$arch.build" 2>&1
+			touch "$dir/$arch.built"
+		done
+	} &
+	builds=$!
+fi
+if [ -n "$bg" ]; then
+	{ one x86_64 >"$dir/x86_64" 2>&1; done_line x86_64 "$dir/x86_64"; } &
+	bg=$!
+	echo "check: x86_64 running in the background"
+fi
+for arch in $others; do
+	while [ ! -f "$dir/$arch.built" ] && kill -0 "$builds" 2>/dev/null; do sleep 5; done
+	if [ -f "$dir/deadline" ]; then
+		{ cat "$dir/$arch.build" 2>/dev/null; echo "check: $arch: not run: the budget ($budget s) was spent"; } >"$dir/$arch"
+		continue
+	fi
+	{ cat "$dir/$arch.build"; RCPUIDLE_BUILD_NICE=${bg:+10} one "$arch"; } >"$dir/$arch" 2>&1
+	done_line "$arch" "$dir/$arch"
+done
+[ -z "$others" ] || wait "$builds"
+[ -z "$kunitpid" ] || wait "$kunitpid"
+[ -z "$bg" ] || wait "$bg"
+kill $(below "$watchdog") "$watchdog" 2>/dev/null
+if [ -n "$kunit" ]; then
+	echo "== patch series: bisect =="
+	cat "$dir/bisect" 2>/dev/null
+	[ -f "$dir/bisect.rc" ] || echo "bisect: did not finish"
+	if [ "$(cat "$dir/bisect.rc" 2>/dev/null)" = 0 ]; then
+		p=$((p + 1))
+	else
+		fail=1 f=$((f + 1))
+	fi
+	echo "== kunit.py, rustfmtcheck, rustdoc =="
+	cat "$dir/kunit" 2>/dev/null
+	[ -f "$dir/kunit.rc" ] || echo "kunit: did not finish"
+	if [ "$(cat "$dir/kunit.rc" 2>/dev/null)" != 0 ]; then
+		fail=1
+		grep -q ' failed, ' "$dir/kunit" 2>/dev/null || f=$((f + 1))
+	fi
+	tally "$dir/kunit"
+fi
+for arch in "$@"; do
+	echo "== $arch =="
+	cat "$dir/$arch" 2>/dev/null
+	[ -f "$dir/$arch.rc" ] || echo "check: $arch: did not finish"
+	if [ "$(cat "$dir/$arch.rc" 2>/dev/null)" != 0 ]; then
+		fail=1
+		grep -q ' failed, ' "$dir/$arch" 2>/dev/null || f=$((f + 1))
+	fi
+	tally "$dir/$arch"
+done
+[ ! -f "$dir/deadline" ] || { echo "== budget =="; echo "check: stopped at the end of the budget ($budget s): what had not finished is counted failed"; f=$((f + 1)); }
+echo "== total =="
+echo "$p passed, $f failed, $s skipped"
+[ $fail = 0 ] && [ $f = 0 ]

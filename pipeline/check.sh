@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh ARCH: build, boot in check mode, judge the console.
+# The suites each arch must report are in configs/ARCH.tests.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+arch=$1
+arch_setup "$arch"
+t0=$(date +%s)
+"$TOP/pipeline/build.sh" "$arch" || exit 1
+if [ "$arch" = x86_64 ]; then
+	# the out-of-tree build through the top-level Kbuild, in a scratch copy
+	oot=$(mktemp -d)
+	(cd "$TOP" && git ls-files -z 2>/dev/null | xargs -0 -I{} cp --parents {} "$oot/" 2>/dev/null) ||
+		cp -r "$TOP"/. "$oot/"
+	if make -s -C "$BUILD" M="$oot" LLVM=-19 RUST_LIB_SRC="$RUST_LIB_SRC" modules >"$oot.log" 2>&1; then
+		echo "check: out-of-tree build: $(cd "$oot" && find . -name '*.ko' | sort | tr '\n' ' ')"
+	else
+		tail -n 20 "$oot.log"
+		rm -rf "$oot" "$oot.log"
+		die "out-of-tree build (make -C <build> M=...) failed"
+	fi
+	rm -rf "$oot" "$oot.log"
+fi
+logs=$CACHE/logs
+mkdir -p "$logs"
+initrd=$BUILD/rcpuidle-initramfs.cpio
+"$TOP/pipeline/mkinitramfs.sh" "$arch" "$initrd" || exit 1
+echo "check: $arch: booting (TCG, 2 vCPUs; console log $logs/$arch-check.log)"
+# the arch's boot time limit ("boot-timeout SECONDS" of ARCH.tests) and
+# check boot parameters ("cmdline ...")
+tmo=$(awk '$1 == "boot-timeout" { print $2 }' "$TOP/configs/$arch.tests")
+tmo=${tmo:-1200}
+cmdline=$(awk '$1 == "cmdline" { $1 = ""; printf "%s", $0 }' "$TOP/configs/$arch.tests")
+# (RCPUIDLE_BOOT_MARK: a file to create as the guest starts, after which
+# nothing here reads the build: pipeline/check-all.sh then runs kunit.py in it)
+[ -z "${RCPUIDLE_BOOT_MARK:-}" ] || touch "$RCPUIDLE_BOOT_MARK"
+RCPUIDLE_CMDLINE="${cmdline# } ${RCPUIDLE_CMDLINE:-}" \
+	"$TOP/pipeline/boot.sh" "$arch" check "$initrd" "$logs/$arch-check.log" "${BOOT_TIMEOUT:-$tmo}"
+rc=$?
+# the dress rehearsal of a board's run: the guest ran the kit's tarball
+# with run_kselftest.sh; its output alone (the "ksft: " lines), as a board
+# owner would send it, must be green under make verdict too
+sed -n 's/^ksft: //p' "$logs/$arch-check.log" >"$logs/$arch-runner.log"
+awk '$1 == "kselftest" { print "cpuidle:" $2 }' "$TOP/configs/$arch.tests" >"$logs/$arch-runner.list"
+if out=$(LIST="$logs/$arch-runner.list" "$TOP/verdict/verdict.sh" "$logs/$arch-runner.log" "$arch" 2>&1); then
+	r=green
+else
+	r=RED
+	echo "$out" | grep -E "^$arch: ERROR|FAIL" | head -n 20
+fi
+echo "check: $arch: rehearsal: make verdict on the runner's output ($logs/$arch-runner.log): $r, $(echo "$out" | tail -n 1 | sed "s/^$arch: //; s/ skipped\$/ skipped./")"
+python3 "$TOP/verdict/ktap.py" "$logs/$arch-check.log" --arch "$arch" \
+	--qemu-rc "$rc" --tests "$TOP/configs/$arch.tests" \
+	--kunit-dir "$PRISTINE/tools/testing/kunit"
+v=$?
+[ "$r" = green ] || v=1
+echo "check: $arch: $(( $(date +%s) - t0 )) s"
+exit $v
