@@ -9,6 +9,9 @@
 #   make kernel|modules [ARCH=..]   build only
 #   make qemu [ARCH=..]             interactive guest shell
 #   make patches                    git format-patch series against v7.3
+#                                   (and the generic kselftests alone)
+#   make generic-c                  the generic kselftests against the C
+#                                   pseries driver on vanilla 7.3 (ppc64le)
 #   make kit ARCH=..                out/kit/ARCH: kselftest tarball, series,
 #                                   config fragment, README for a board
 #   make verdict LOG=.. [ARCH=..]   judge a board's run_kselftest.sh output
@@ -16,6 +19,7 @@
 #   make bisect                     x86_64 builds after every patch (also in check)
 #   make setup                      toolchain and sources (idempotent)
 #   make sim                        governor simulator alone (seconds)
+#   make evaluation-docs            Documentation/evaluation/ made again
 #   make bench                      simulator + in-guest benchmarks + report
 #   make seeds                      the seeds' measurements replicated in-guest + report
 #
@@ -32,7 +36,7 @@ ARCH ?=
 P := $(CURDIR)/pipeline
 E := $(CURDIR)/evaluation
 
-.PHONY: all run check host-check kernel modules qemu patches kit verdict bisect setup clean clippy parity parity-coverage select-cost sim bench seeds
+.PHONY: all run check host-check kernel modules qemu patches generic-c kit verdict bisect setup clean clippy parity parity-coverage select-cost sim evaluation-docs bench seeds
 
 all: run
 
@@ -74,6 +78,9 @@ clippy: setup
 patches: setup
 	@$(P)/patches.sh export $(CURDIR)/out/patches
 
+generic-c: setup
+	@$(CURDIR)/kit/generic-c.sh $(CURDIR)/out/generic-c
+
 kit: setup
 	@$(if $(ARCH),,echo "make kit: give ARCH=x86_64, armv7 or ppc64le" >&2; exit 2)
 	@$(CURDIR)/kit/kit.sh $(ARCH) $(CURDIR)/out/kit/$(ARCH)
@@ -96,6 +103,9 @@ select-cost: setup
 
 sim: setup
 	@$(E)/sim.sh $(CURDIR)/out/sim
+
+evaluation-docs: setup
+	@$(E)/docs.sh
 
 bench: setup
 	@$(E)/bench.sh $(CURDIR)/out/bench

@@ -10,7 +10,8 @@
 # (tools/cpuidle-sim/README.md, "The bar"), with teo's and menu's, then
 # the interrupt wake-up latency against teo's of every recorded trace
 # replayed in the emulated world (evaluation/fidelity.py --cross-only, its
-# model's parameters those of the run in Documentation/evaluation); or with
+# model's parameters those of the boot that recorded the corpus:
+# Documentation/evaluation/guest-idle.json and tickcost.json); or with
 # TABLE/CLASS (e.g. mvebu-xp/periodic-timer) that trace's too-deep and
 # too-shallow entries.
 set -euo pipefail

@@ -6,8 +6,9 @@
 # the four rules take seconds) always in force.  For each subset: the
 # simulator's tuning set (energy regret; cpuidle-sim --rules) and every
 # recorded trace replayed in the emulated world (evaluation/fidelity.py
-# --cross-only, the model's parameters those of the run in
-# Documentation/evaluation: rteo's interrupt wake-up latency over teo's,
+# --cross-only, the model's parameters those of the boot that recorded the
+# corpus, Documentation/evaluation/guest-idle.json and tickcost.json:
+# rteo's interrupt wake-up latency over teo's,
 # per table).  Prints, choosing on the tuning set only, the subsets that
 # no other beats on both the tuning regret and the worst table's tuning
 # wake-up ratio (the Pareto front), each with its held-out figures.

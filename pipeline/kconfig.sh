@@ -20,6 +20,13 @@ else
 	die "unknown PROFILE '$PROFILE' (debug or bench)"
 fi
 frags+=("$TOP/configs/$1.config" "$TOP/configs/project.config")
+# RCPUIDLE_KCONFIG_FRAGS: fragments instead of project.config (the last
+# word on every option they name: kit/generic-c.sh)
+if [ -n "${RCPUIDLE_KCONFIG_FRAGS:-}" ]; then
+	unset 'frags[-1]'
+	# shellcheck disable=SC2206 # file names without blanks
+	frags+=($RCPUIDLE_KCONFIG_FRAGS)
+fi
 stamp=$(cat "${frags[@]}" "$TREE"/.rcpuidle-applied/*.patch 2>/dev/null | sha256sum | cut -c1-16)
 if [ -f "$BUILD/.config" ] && [ "$(cat "$BUILD/.rcpuidle-config" 2>/dev/null)" = "$stamp" ]; then
 	exit 0

@@ -13,7 +13,9 @@ RUST_LIB_SRC=$(cat "$CACHE/rust_lib_src")
 PRISTINE=$(readlink -f "$CACHE/src/pristine")
 KVER=$(basename "$PRISTINE" | sed 's/^linux-source-//')
 RUSTVER=$(rustc --version | awk '{print $2}')
-TREE=$CACHE/tree/linux-$KVER
+# (RCPUIDLE_TREE, RCPUIDLE_BUILD: another tree and build directory, for
+# kit/generic-c.sh's vanilla kernel)
+TREE=${RCPUIDLE_TREE:-$CACHE/tree/linux-$KVER}
 PROFILE=${PROFILE:-debug}
 
 # arch_setup ARCH: sets KARCH, IMAGE, QEMU, BUILD
@@ -24,7 +26,7 @@ arch_setup() {
 	armv7)   KARCH=arm;     IMAGE=arch/arm/boot/zImage ;;
 	*) die "unknown ARCH '$1' (x86_64, ppc64le or armv7)" ;;
 	esac
-	BUILD=$CACHE/build/$1-$PROFILE-$KVER-rust$RUSTVER
+	BUILD=${RCPUIDLE_BUILD:-$CACHE/build/$1-$PROFILE-$KVER-rust$RUSTVER}
 	KMAKE=(make -C "$TREE" O="$BUILD" ARCH="$KARCH" LLVM=-19
 	       RUST_LIB_SRC="$RUST_LIB_SRC")
 }

@@ -11,7 +11,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 arch=$1 out=$2
 arch_setup "$arch"
-tests=$TOP/configs/$arch.tests
+# (RCPUIDLE_TESTS: another list, RCPUIDLE_KSFT_TARBALL: a kselftest
+# tarball made already, for kit/generic-c.sh's vanilla kernel)
+tests=${RCPUIDLE_TESTS:-$TOP/configs/$arch.tests}
 
 case "$arch" in
 x86_64)  bb=/bin/busybox ;;
@@ -60,7 +62,11 @@ done
 # the kselftests: exactly the kit's tarball (kit/kit.sh tarball: the
 # kernel's gen_tar of the grafted tree, what a board or a lab runs),
 # unpacked in /kselftest
-"$TOP/kit/kit.sh" tarball "$arch" "$root.tgz" || die "cannot make the kit's kselftest tarball"
+if [ -n "${RCPUIDLE_KSFT_TARBALL:-}" ]; then
+	cp "$RCPUIDLE_KSFT_TARBALL" "$root.tgz"
+else
+	"$TOP/kit/kit.sh" tarball "$arch" "$root.tgz" || die "cannot make the kit's kselftest tarball"
+fi
 mkdir -p "$root/kselftest"
 tar -xzf "$root.tgz" -C "$root/kselftest" || die "cannot unpack the kit's kselftest tarball"
 rm -f "$root.tgz"
@@ -69,6 +75,14 @@ rm -f "$root.tgz"
 
 # run_kselftest.sh calls coreutils' "timeout --foreground"
 install -m 755 "$TOP/pipeline/guest/timeout" "$root/usr/bin/timeout"
+
+# the modules /init loads before the tests, as a board's user following
+# the kit's README would ("preload NAME.ko [PARAM...]" lines; each a
+# "module" of the list)
+awk '$1 == "preload" { $1 = ""; print substr($0, 2) }' "$tests" >"$root/etc/rcpuidle/preload"
+while read -r m _; do
+	[ -f "$root/lib/modules/$m" ] || die "$tests preloads $m, which is not a module line"
+done <"$root/etc/rcpuidle/preload"
 
 # the tests /init runs (each must be in the install), and the runner's
 # per-test arguments ("env KSELFTEST_<NAME>_ARGS=..." lines)

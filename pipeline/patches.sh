@@ -10,6 +10,13 @@
 #                        the result is byte-identical to the grafted tree
 #                        that `make check` builds and boots, and run
 #                        checkpatch.pl --strict on every patch.
+# patches.sh generic DIR: the generic kselftests alone (those that need no
+#                        driver of the project: the part of the cpuidle
+#                        kselftest Makefile and README before their
+#                        "The Rust drivers" line, and the files that part
+#                        names) as one patch against vanilla 7.3, message
+#                        kernel-patches/generic-selftests.msg, into DIR
+#                        (verify checks it too)
 # patches.sh bisect:     build x86_64 after every patch of the two series,
 #                        the fixes first (one tree, incremental builds), so
 #                        that it bisects.
@@ -27,14 +34,14 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 case "${1:-}" in
-export) [ -n "${2:-}" ] || die "usage: patches.sh export DIR | verify | bisect" ;;
+export | generic) [ -n "${2:-}" ] || die "usage: patches.sh export DIR | generic DIR | verify | bisect" ;;
 verify | bisect) ;;
-*) die "usage: patches.sh export DIR | verify | bisect" ;;
+*) die "usage: patches.sh export DIR | generic DIR | verify | bisect" ;;
 esac
 ident_name=$(git -C "$TOP" config --get user.name || true)
 ident_email=$(git -C "$TOP" config --get user.email || true)
 if [ -z "$ident_name" ] || [ -z "$ident_email" ]; then
-	[ "$1" != export ] || die "no git identity: the patches' author, their Signed-off-by: and the M: line of the MAINTAINERS entries they add are yours, from git config user.name and user.email, which are not set; set them (git config --global user.name 'Your Name'; git config --global user.email you@example.org) and run make patches again"
+	[ "$1" != export ] && [ "$1" != generic ] || die "no git identity: the patches' author, their Signed-off-by: and the M: line of the MAINTAINERS entries they add are yours, from git config user.name and user.email, which are not set; set them (git config --global user.name 'Your Name'; git config --global user.email you@example.org) and run make patches again"
 	# verify and bisect only: a throwaway identity for the temporary
 	# repository they export into and then delete; it is never written
 	# anywhere else
@@ -92,7 +99,7 @@ for name in $names; do
 done
 for f in "$KP"/*.patch "$KP"/*.msg; do
 	[ -e "$f" ] || continue
-	[ "$f" != "$FIXCOVER" ] || continue
+	[ "$f" != "$FIXCOVER" ] && [ "$f" != "$KP/generic-selftests.msg" ] || continue
 	b=$(basename "$f"); b=${b%.*}
 	grep -qxF "$b" <<<"$names" || die "kernel-patches/$(basename "$f") belongs to no commit of the series"
 done
@@ -173,7 +180,8 @@ open(cover, "w").write(s)
 # them, and whoever a Cc: line of its message names; the cover letter to
 # their union
 recipients() {
-	local p gm=(perl scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats --no-s)
+	local p gm=(perl scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats --no-s
+		${GM_MAINTAINERS:+--mpath "$GM_MAINTAINERS"})
 	for p in $(ls "$1"/*.patch | grep -v '/0000-'); do
 		(cd "$PRISTINE" && "${gm[@]}" --m --no-r --no-l "$p") >"$p.to" &&
 			(cd "$PRISTINE" && "${gm[@]}" --no-m --r --l "$p") >"$p.cc" ||
@@ -225,11 +233,72 @@ for p in sorted(glob.glob(os.path.join(d, "*.patch"))):
     os.remove(p + ".to")
     os.remove(p + ".cc")
 all_to = uniq(all_to)
-address(glob.glob(os.path.join(d, "0000-*.patch"))[0], all_to, uniq(all_cc, all_to))
+for c in glob.glob(os.path.join(d, "0000-*.patch")):
+    address(c, all_to, uniq(all_cc, all_to))
 ' "$1"
 }
 
+# generic DIR: the generic kselftests' patch into DIR (see the top)
+KST=tools/testing/selftests/cpuidle
+GENMARK_MK='# The Rust drivers'
+GENMARK_MD='## The Rust drivers'
+# gen_cut FILE MARK: FILE up to the line that starts with MARK, without the
+# blank lines before it (fails if FILE has no such line)
+gen_cut() {
+	grep -q "^$2" "$1" || die "$1 has no '$2' line to cut the generic part at"
+	sed "/^$2/,\$d" "$1" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+}
+generic() {
+	local g=$work/gen f files
+	mkdir -p "$g/$KST"
+	gen_cut "$TOP/$KST/Makefile" "$GENMARK_MK" >"$g/$KST/Makefile"
+	printf '\ninclude ../lib.mk\n' >>"$g/$KST/Makefile"
+	gen_cut "$TOP/$KST/README.md" "$GENMARK_MD" >"$g/$KST/README.md"
+	# the programs and files the generic Makefile names, and config
+	files=$(sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' "$g/$KST/Makefile" |
+		sed -nE 's/^TEST_(PROGS|FILES) *:?= *//p' | tr -s ' \t' '\n' | grep -v '^README.md$' | grep .)
+	for f in $files config; do
+		[ -f "$TOP/$KST/$f" ] || die "the generic Makefile names $f, which $KST lacks"
+		cp -p "$TOP/$KST/$f" "$g/$KST/$f"
+	done
+	# the collection in the selftests' TARGETS (the main series' edit),
+	# and in the cpuidle framework's MAINTAINERS entry
+	mkdir -p "$g/tools/testing/selftests"
+	cp "$PRISTINE/tools/testing/selftests/Makefile" "$g/tools/testing/selftests/Makefile"
+	cp "$PRISTINE/MAINTAINERS" "$g/MAINTAINERS"
+	git_ -C "$g" init -q
+	git_ -C "$g" add tools/testing/selftests/Makefile MAINTAINERS
+	git_ -C "$g" commit -q -m "Linux $KVER (the files the patch edits)"
+	patch -s -p1 -d "$g" --no-backup-if-mismatch <"$KP/12-selftests-cpuidle.patch" ||
+		die "kernel-patches/12-selftests-cpuidle.patch does not apply to the selftests Makefile"
+	python3 -c '
+import sys
+p = sys.argv[1]
+lines = open(p).read().split("\n")
+i = lines.index("CPU IDLE TIME MANAGEMENT FRAMEWORK")
+j = i
+while lines[j + 1]:
+    j += 1
+fs = [k for k in range(i, j + 1) if lines[k].startswith("F:\t")]
+new = "F:\ttools/testing/selftests/cpuidle/"
+at = next((k for k in fs if lines[k] > new), fs[-1] + 1)
+lines.insert(at, new)
+open(p, "w").write("\n".join(lines))
+' "$g/MAINTAINERS" || die "cannot add the collection to the cpuidle MAINTAINERS entry"
+	git_ -C "$g" add -A
+	git_ -C "$g" commit -q -s -F "$KP/generic-selftests.msg"
+	rm -rf "$1"
+	mkdir -p "$1"
+	git_ -C "$g" format-patch -q -o "$1" HEAD~1
+	GM_MAINTAINERS=$g/MAINTAINERS recipients "$1"
+}
+
 out=$work/patches
+if [ "$1" = generic ]; then
+	generic "$2"
+	echo "patches: the generic kselftests ($(ls "$2"/*.patch | xargs -n1 basename)) in $2, against Linux $KVER; author, Signed-off-by: $ident_name <$ident_email>"
+	exit 0
+fi
 [ "$1" != export ] || out=$2
 rm -rf "$out"
 mkdir -p "$out"
@@ -251,6 +320,8 @@ who="$ident_name <$ident_email>"
 
 case "$1" in
 export)
+	generic "$out/generic"
+	echo "patches: the generic kselftests alone, against Linux $KVER, in $out/generic"
 	echo "patches: $nfix fixes and a cover letter in $out/fixes, $nmain patches that depend on them and a cover letter in $out (git am both to a Linux $KVER tree, the fixes first); author, Signed-off-by: and MAINTAINERS M: $who"
 	;;
 verify)
@@ -276,7 +347,8 @@ verify)
 	echo "patches: $nfix fixes and $nmain patches apply with git am to pristine $KVER and reproduce the built tree (MAINTAINERS M: $who)"
 	cp=$TREE/scripts/checkpatch.pl
 	bad=0
-	for p in $(all_patches); do
+	generic "$work/generic"
+	for p in $(all_patches) $(ls "$work"/generic/*.patch); do
 		# (no kernel history here to look the Fixes: ids up in: they
 		# were checked against the upstream history when written)
 		ign=FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID
@@ -288,7 +360,7 @@ verify)
 		fi
 	done
 	[ $bad = 0 ] || die "checkpatch --strict complains about the series"
-	echo "patches: checkpatch --strict clean on all $n patches"
+	echo "patches: checkpatch --strict clean on all $n patches and the generic kselftests' patch"
 	;;
 bisect)
 	# every prefix of the two series, the fixes first, one directory

@@ -160,7 +160,7 @@ def load_parser(kunit_dir):
 
 def read_tests(path):
     """configs/ARCH.tests: 'kunit SUITE', 'kselftest NAME [skip: WHY]'
-    (and the 'module', 'tool', 'env', 'cmdline' and 'boot-timeout' lines of the
+    (and the 'module', 'preload', 'tool', 'env', 'cmdline' and 'boot-timeout' lines of the
     other scripts)."""
     kunit, ksft = [], {}
     with open(path) as f:
@@ -171,7 +171,7 @@ def read_tests(path):
             kind, _, rest = line.partition(" ")
             name, _, extra = rest.strip().partition(" ")
             extra = extra.strip()
-            if kind in ("module", "tool", "env", "cmdline", "boot-timeout") and name:
+            if kind in ("module", "preload", "tool", "env", "cmdline", "boot-timeout") and name:
                 continue  # for mkinitramfs.sh and check.sh
             if kind == "kunit" and name and not extra:
                 kunit.append(name)
@@ -560,6 +560,12 @@ def main():
         judge_board(v, parser, lines, listed)
         judge_console(v, a.arch, lines, nums)
     if a.tests:
+        # each module the guest was to load before the kselftests
+        with open(a.tests) as f:
+            preload = [l.split()[1] for l in f if l.split()[:1] == ["preload"] and len(l.split()) > 1]
+        for m in preload:
+            if not any(l.startswith("rcpuidle: preloaded %s " % m) for l in lines):
+                v.error("the guest did not preload %s before the kselftests" % m)
         if a.qemu_rc in (124, 137):
             v.error("guest timed out (killed)")
         if not any(l.strip() == "rcpuidle: done" for l in lines):

@@ -71,6 +71,15 @@ check)
 	set --
 	for t in $(cat /etc/rcpuidle/tests); do set -- "$@" -t "$t"; done
 	[ -r /etc/rcpuidle/test-env ] && . /etc/rcpuidle/test-env
+	# what a board's user loads before the tests (the kit's README)
+	while read -r m a; do
+		# shellcheck disable=SC2086 # the module's parameters
+		if insmod "/lib/modules/$m" $a; then
+			echo "rcpuidle: preloaded $m (driver: $(cat /sys/devices/system/cpu/cpuidle/current_driver))"
+		else
+			echo "rcpuidle: cannot preload $m"
+		fi
+	done </etc/rcpuidle/preload
 	echo "rcpuidle-kselftest-begin"
 	# no in-guest timeout beyond the runner's own: the host kills a hung guest
 	{ (cd /kselftest && ./run_kselftest.sh "$@"); echo $? >/tmp/ksft.rc; } 2>&1 |

@@ -22,7 +22,11 @@
 //! (the entry ends at the next tick, or at the polling limit for a polling
 //! state, if the period lasts that long).
 
-use crate::{oracle, Episode, Src, Table};
+use crate::{
+    corpus::{Episode, Src},
+    simulate::oracle,
+    table::Table,
+};
 use std::collections::BTreeMap;
 
 /// What one first-entry choice costs over some periods: energy, entries
@@ -53,7 +57,7 @@ fn entry(t: &Table, s: usize, len_ns: i64) -> (f64, bool, bool, i64) {
     let st = &t.states[s];
     let lat = if st.polling { 0 } else { st.exit_latency_ns };
     let diff = len_ns + lat;
-    let (above, below) = crate::account(&t.states, 0, s, diff);
+    let (above, below) = crate::simulate::account(&t.states, 0, s, diff);
     (
         t.model_mw[s] * diff as f64 + t.active_mw * lat as f64,
         above,
@@ -150,7 +154,7 @@ pub(crate) struct PolicyGov {
     policy: Policy,
     k: usize,
     table: &'static str,
-    states: Vec<crate::State>,
+    states: Vec<rteo_core::rteo_core::State>,
     /// What [`Contexts::add`] keeps of the past periods, oldest first.
     past: Vec<u8>,
     /// Whether an entry of the current period was made (the next one
@@ -178,7 +182,7 @@ impl PolicyGov {
 
     /// The deepest state `ns` of idle time fits (the oracle's rule).
     fn fits(&self, ns: i64) -> usize {
-        crate::deepest_fit(&self.states, ns, self.qos_ns)
+        crate::simulate::deepest_fit(&self.states, ns, self.qos_ns)
     }
 }
 
@@ -186,7 +190,7 @@ impl PolicyGov {
 /// timer ended it.
 const TIMER_SLACK_NS: i64 = 2_000;
 
-impl crate::Governor for PolicyGov {
+impl crate::governors::Governor for PolicyGov {
     fn name(&self) -> &'static str {
         "policy"
     }
@@ -196,7 +200,7 @@ impl crate::Governor for PolicyGov {
         self.past.clear();
         self.in_period = false;
     }
-    fn select(&mut self, q: &crate::Query) -> (usize, bool) {
+    fn select(&mut self, q: &crate::governors::Query) -> (usize, bool) {
         let n = self.states.len();
         self.qos_ns = q.latency_req_ns;
         let allowed = self.fits(q.sleep_ns);
@@ -403,7 +407,7 @@ impl Contexts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{table_named, Src};
+    use crate::{corpus::Src, table::table_named};
 
     fn ep(sleep_us: i64, wake_us: i64, src: Src) -> Episode {
         Episode {
@@ -518,7 +522,7 @@ mod tests {
             let c = contexts(&t, &tr, k);
             let p = c.policy(0.0, 0.0, 0.0);
             let mut g = PolicyGov::new(p, k);
-            let s = crate::simulate(&mut core, &mut g, &t, "test", &tr);
+            let s = crate::simulate::simulate(&mut core, &mut g, &t, "test", &tr);
             (s.regret(), c.best(0.0, 0.0).0)
         };
         let (closed0, bound0) = run(0);

@@ -3,7 +3,7 @@
  * The simulator's world: tools/cpuidle-parity/shim/core.c (the tree's
  * cpuidle core and tick code with the stand-ins that describe one CPU),
  * with one model of an emulated CPU more, for replaying traces recorded in
- * a QEMU guest (cpuidle-sim --replay, scripts/fidelity.py).  core.c is
+ * a QEMU guest (cpuidle-sim --replay, evaluation/fidelity.py).  core.c is
  * included whole; only the ->enter() of the non-polling states changes,
  * and only after simcore_set_emulated() asked for it.
  *
@@ -89,7 +89,7 @@ void simcore_set_emulated(bool on, s64 wake_delay_ns)
 }
 
 /* In the emulated world: what the idle loop's work costs (core.c's
- * decide_ns, stop_ns, restart_ns; scripts/tickcost.py measures them).
+ * decide_ns, stop_ns, restart_ns; evaluation/tickcost.py measures them).
  */
 void simcore_set_tick_costs(s64 decide_ns, s64 stop_ns, s64 restart_ns)
 {

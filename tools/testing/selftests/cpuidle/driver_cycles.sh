@@ -8,16 +8,15 @@
 
 DIR=$(dirname "$0")
 . "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/cpuidle_lib.sh"
 
-MOD=${RCPUIDLE_MODDIR:-/lib/modules}/cpuidle-vstates.ko
+MOD=$(cpuidle_module cpuidle-vstates.ko)
 SYS=/sys/devices/system/cpu
 ktap_print_header
-if [ ! -f "$MOD" ]; then
-	ktap_skip_all "$MOD not found"
-	exit "$KSFT_SKIP"
-fi
-if [ "$(cat $SYS/cpuidle/current_driver)" != none ]; then
-	ktap_skip_all "another cpuidle driver is registered"
+[ -n "$MOD" ] || cpuidle_skip_no_module cpuidle-vstates.ko
+why=$(cpuidle_no_driver_reason)
+if [ -n "$why" ]; then
+	ktap_skip_all "needs the emulated tables of cpuidle-vstates: $why"
 	exit "$KSFT_SKIP"
 fi
 ktap_set_plan 5

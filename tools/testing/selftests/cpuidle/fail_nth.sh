@@ -18,7 +18,7 @@
 # CPUIDLE_FAILNTH_MODULES: "PATH[:PARAM,PARAM...] ..." (default: those of
 # cpuidle-vstates.ko:table=x86-like, rust_pm_qos_cpu.ko,
 # cpuidle-pseries-rs.ko and cpuidle-mvebu-v7-rs.ko that are in
-# $RCPUIDLE_MODDIR, /lib/modules); CPUIDLE_FAILNTH_MAX (2000): the last N
+# $RCPUIDLE_MODDIR or the module tree, see cpuidle_lib.sh); CPUIDLE_FAILNTH_MAX (2000): the last N
 # tried; CPUIDLE_FAILNTH_SECONDS (600): time limit of each module or
 # switch, CPUIDLE_FAILNTH_TOTAL (1200) of them all (a Rust module's load
 # passes several hundred fault points, about 0.35 s an attempt on the
@@ -34,8 +34,8 @@
 DIR=$(dirname "$0")
 # shellcheck disable=SC1091 # installed by run_kselftest.sh
 . "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/cpuidle_lib.sh"
 
-MODDIR=${RCPUIDLE_MODDIR:-/lib/modules}
 SYS=/sys/devices/system/cpu
 CPUIDLE=$SYS/cpuidle
 CUR=$CPUIDLE/current_governor
@@ -67,7 +67,7 @@ else
 	mods=
 	for m in cpuidle-vstates.ko:table=x86-like rust_pm_qos_cpu.ko \
 		 cpuidle-pseries-rs.ko cpuidle-mvebu-v7-rs.ko; do
-		[ -f "$MODDIR/${m%%:*}" ] && mods="$mods $MODDIR/$m"
+		p=$(cpuidle_module "${m%%:*}") && mods="$mods $p${m#"${m%%:*}"}"
 	done
 fi
 nmods=0
@@ -123,6 +123,11 @@ else
 fi
 orig=
 [ -r "$CUR" ] && read -r orig <"$CUR"
+# the drivers a board's user loaded (the kit's README) are lent to the
+# test, loaded again at the end
+for _n in cpuidle_pseries_rs cpuidle_mvebu_v7_rs; do
+	cpuidle_take $_n || ktap_exit_fail_msg "$_n is loaded and cannot be unloaded"
+done
 OURS=
 cleanup() {
 	[ -n "$OURS" ] && loaded "$OURS" && rmmod "$OURS" 2>/dev/null
@@ -131,6 +136,7 @@ cleanup() {
 	done
 	[ -n "$orig" ] && echo "$orig" 2>/dev/null >"$CUR"
 	[ -n "$KGLOB" ] && echo "*.*" 2>/dev/null >"$KGLOB"
+	cpuidle_give_back || echo "# could not load$CPUIDLE_TAKEN again"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM

@@ -10,17 +10,22 @@
 
 DIR=$(dirname "$0")
 . "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/cpuidle_lib.sh"
 
-MOD=${RCPUIDLE_MODDIR:-/lib/modules}/cpuidle-mvebu-v7-rs.ko
+MOD=$(cpuidle_module cpuidle-mvebu-v7-rs.ko)
 NAME=cpuidle_mvebu_v7_rs
 SYS=/sys/devices/system/cpu
 PDRV=/sys/bus/platform/drivers/$NAME
 KUNIT=/sys/kernel/debug/kunit/cpuidle_mvebu_v7/results
 ktap_print_header
-if [ ! -f "$MOD" ]; then
-	ktap_skip_all "$MOD not found"
+[ -n "$MOD" ] || cpuidle_skip_no_module cpuidle-mvebu-v7-rs.ko
+# a board's user who loaded the driver (the kit's README) lends it to the
+# test, which loads it again at the end
+if ! cpuidle_take $NAME; then
+	ktap_skip_all "$NAME is loaded and cannot be unloaded"
 	exit "$KSFT_SKIP"
 fi
+trap 'cpuidle_give_back || echo "# could not load $NAME again"' EXIT
 before=$(cat $SYS/cpuidle/current_driver)
 pdev=
 for d in /sys/bus/platform/devices/cpuidle-armada-*; do
@@ -33,7 +38,7 @@ cpuidle-armada-38x) want=armada_38x_idle n=2 ;;
 *)                  want=$before n= ;;
 esac
 if [ -n "$pdev" ] && [ "$before" != none ]; then
-	ktap_skip_all "$pdev is driven by $before already"
+	ktap_skip_all "$pdev is driven by $before already (the C driver built in?)"
 	exit "$KSFT_SKIP"
 fi
 ktap_set_plan 4

@@ -3,46 +3,19 @@
 #
 # Per-CPU resume latency (the use case of "per cpu resume latency",
 # linux-pm 2017): a limit on one CPU keeps that CPU out of states with a
-# longer exit latency while the other CPUs still enter them.
-# - through sysfs: cpu1/power/pm_qos_resume_latency_us = "n/a" (no latency
-#   tolerated), N (us), and "0" (no constraint);
-# - through the Rust PM QoS sample module (rust_pm_qos_cpu.ko): bad
-#   parameters are refused and leave nothing loaded; cpu=1 latency_us=0
-#   caps CPU1 only; 20 load/unload cycles work.
-# State 0 is every governor's fallback and is not counted.  Set
-# RCPUIDLE_MODDIR to where the module is (default /lib/modules).
+# longer exit latency while the other CPUs still enter them, through
+# sysfs: cpu1/power/pm_qos_resume_latency_us = "n/a" (no latency
+# tolerated), N (us), and "0" (no constraint).  State 0 is every
+# governor's fallback and is not counted.
 
 DIR=$(dirname "$0")
 . "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/cpuidle_lib.sh"
 
-MODDIR=${RCPUIDLE_MODDIR:-/lib/modules}
-MOD=$MODDIR/rust_pm_qos_cpu.ko
-NAME=rust_pm_qos_cpu
 SYS=/sys/devices/system/cpu
 
 ktap_print_header
-ktap_set_plan 8
-
-loaded() { grep -q "^$NAME " /proc/modules; }
-
-# usage of the states 1.. of CPU $1 with an exit latency above $2 us
-# (default 0), summed
-deep_usage() {
-	sum=0
-	for s in "$SYS/cpu$1"/cpuidle/state*; do
-		[ -d "$s" ] || continue
-		[ "${s##*state}" -gt 0 ] || continue
-		[ "$(cat "$s/latency")" -gt "${2:-0}" ] || continue
-		[ "$(cat "$s/disable")" = 0 ] || continue
-		sum=$((sum + $(cat "$s/usage")))
-	done
-	echo "$sum"
-}
-
-have_states() {
-	[ -d "$SYS/cpu1/cpuidle" ] && [ "$(cat "$SYS/cpuidle/current_driver")" != none ] &&
-		[ -n "$(ls -d "$SYS"/cpu1/cpuidle/state[1-9]* 2>/dev/null)" ]
-}
+ktap_set_plan 3
 
 # sysfs: "n/a", N, "0" on cpu1
 Q=$SYS/cpu1/power/pm_qos_resume_latency_us
@@ -82,63 +55,5 @@ else
 	else
 		ktap_test_fail "sysfs \"0\": reads $(cat "$Q"), cpu1 $a1 -> $b1"
 	fi
-fi
-
-if [ ! -f "$MOD" ]; then
-	for t in "cpu=100000" "latency_us=-1" "per-CPU effect" "other CPUs" "20 cycles"; do
-		ktap_test_skip "module $t: $MOD not found"
-	done
-	ktap_finished
-fi
-
-if insmod "$MOD" cpu=100000 2>/dev/null || loaded; then
-	ktap_test_fail "cpu=100000 accepted"
-	rmmod "$NAME" 2>/dev/null
-else
-	ktap_test_pass "cpu=100000 refused, nothing loaded"
-fi
-
-if insmod "$MOD" latency_us=-1 2>/dev/null || loaded; then
-	ktap_test_fail "latency_us=-1 accepted"
-	rmmod "$NAME" 2>/dev/null
-else
-	ktap_test_pass "latency_us=-1 refused, nothing loaded"
-fi
-
-if ! have_states; then
-	ktap_test_skip "per-CPU effect: needs 2 CPUs and a cpuidle driver"
-	ktap_test_skip "other CPUs unaffected: needs 2 CPUs and a cpuidle driver"
-else
-	insmod "$MOD" cpu=1 latency_us=0
-	a1=$(deep_usage 1); a0=$(deep_usage 0)
-	sleep 2
-	b1=$(deep_usage 1); b0=$(deep_usage 0)
-	rmmod "$NAME"
-	if [ "$b1" -eq "$a1" ]; then
-		msg="no entries of states 1.. with exit latency > 0 in 2 s"
-		ktap_test_pass "cpu1 capped: $msg ($a1 -> $b1)"
-	else
-		ktap_test_fail "cpu1 entered deep states under a 0 us limit ($a1 -> $b1)"
-	fi
-	if [ "$b0" -gt "$a0" ]; then
-		ktap_test_pass "cpu0 unaffected: deep-state entries go on ($a0 -> $b0)"
-	else
-		ktap_test_fail "cpu0 stopped entering deep states ($a0 -> $b0)"
-	fi
-fi
-
-bad=0
-i=0
-while [ $i -lt 20 ]; do
-	insmod "$MOD" cpu=0 latency_us=$((i * 10)) || bad=$((bad + 1))
-	loaded || bad=$((bad + 1))
-	rmmod "$NAME" || bad=$((bad + 1))
-	loaded && bad=$((bad + 1))
-	i=$((i + 1))
-done
-if [ $bad -eq 0 ]; then
-	ktap_test_pass "20 load/unload cycles"
-else
-	ktap_test_fail "$bad errors in 20 load/unload cycles"
 fi
 ktap_finished

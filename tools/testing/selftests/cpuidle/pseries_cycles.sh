@@ -15,19 +15,25 @@
 
 DIR=$(dirname "$0")
 . "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/cpuidle_lib.sh"
 
-MOD=${RCPUIDLE_MODDIR:-/lib/modules}/cpuidle-pseries-rs.ko
+MOD=$(cpuidle_module cpuidle-pseries-rs.ko)
 NAME=cpuidle_pseries_rs
 SYS=/sys/devices/system/cpu
 THREE=002009010000000000000400010200000000000028000103000000000000c8000100
 
 ktap_print_header
-if [ ! -f "$MOD" ]; then
-	ktap_skip_all "$MOD not found"
+[ -n "$MOD" ] || cpuidle_skip_no_module cpuidle-pseries-rs.ko
+# a board's user who loaded the driver (the kit's README) lends it to the
+# test, which loads it again at the end
+if ! cpuidle_take $NAME; then
+	ktap_skip_all "$NAME is loaded and cannot be unloaded"
 	exit "$KSFT_SKIP"
 fi
-if [ "$(cat $SYS/cpuidle/current_driver)" != none ]; then
-	ktap_skip_all "another cpuidle driver is registered: $(cat $SYS/cpuidle/current_driver)"
+trap 'cpuidle_give_back || echo "# could not load $NAME again"' EXIT
+why=$(cpuidle_no_driver_reason)
+if [ -n "$why" ]; then
+	ktap_skip_all "$why"
 	exit "$KSFT_SKIP"
 fi
 ktap_set_plan 6

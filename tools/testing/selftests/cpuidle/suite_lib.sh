@@ -6,7 +6,7 @@
 # it exits 0, prints a plan, runs as many tests as it planned and none of
 # them fails; a child that skips as a whole fails here.
 
-SUITE_TESTS="cpuidle_sysfs.sh cpu_dma_latency.sh pm_qos_cpu.sh"
+SUITE_TESTS="cpuidle_sysfs.sh cpu_dma_latency.sh pm_qos_cpu.sh pm_qos_sample.sh"
 
 # suite_govs GOVERNORS...: those of GOVERNORS that are available
 suite_govs() {

@@ -9,22 +9,23 @@
 
 DIR=$(dirname "$0")
 . "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/cpuidle_lib.sh"
 . "$DIR/suite_lib.sh"
 
 set -- ${RCPUIDLE_ARGS:-} "$@"
 table=${1:-x86-like}
 [ $# -gt 0 ] && shift
 govs=${*:-rteo teo menu}
-MOD=${RCPUIDLE_MODDIR:-/lib/modules}/cpuidle-vstates.ko
+MOD=$(cpuidle_module cpuidle-vstates.ko)
 SYS=/sys/devices/system/cpu/cpuidle
 
 ktap_print_header
-if [ ! -f "$MOD" ]; then
-	ktap_skip_all "$MOD not found"
-	exit "$KSFT_SKIP"
-fi
-if [ "$(cat $SYS/current_driver)" != none ]; then
-	ktap_skip_all "another cpuidle driver is registered: $(cat $SYS/current_driver)"
+[ -n "$MOD" ] || cpuidle_skip_no_module cpuidle-vstates.ko
+# the emulated tables replace the platform's idle driver: where one is
+# registered (a real board), there is nothing to emulate them in
+why=$(cpuidle_no_driver_reason)
+if [ -n "$why" ]; then
+	ktap_skip_all "needs the emulated tables of cpuidle-vstates: $why"
 	exit "$KSFT_SKIP"
 fi
 govs=$(suite_govs $govs)
