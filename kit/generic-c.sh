@@ -30,7 +30,7 @@ if [ "$(cat "$TREE/.rcpuidle-generic" 2>/dev/null)" != "$stamp" ]; then
 	rm -rf "$TREE" "$TREE.tmp"
 	cp -al "$PRISTINE" "$TREE.tmp"
 	for f in $(grep -E '^\+\+\+ b/' "$patch" | sed 's|^+++ b/||'); do
-		[ -f "$TREE.tmp/$f" ] && cp "$TREE.tmp/$f" "$TREE.tmp/$f.u" && mv "$TREE.tmp/$f.u" "$TREE.tmp/$f"
+		[ ! -f "$TREE.tmp/$f" ] || { cp "$TREE.tmp/$f" "$TREE.tmp/$f.u" && mv "$TREE.tmp/$f.u" "$TREE.tmp/$f"; }
 	done
 	patch -s -p1 -d "$TREE.tmp" --no-backup-if-mismatch <"$patch" ||
 		die "$(basename "$patch") does not apply to $KVER"

@@ -20,12 +20,19 @@
 #   CONFIG_X=y or =m line of the fragment is set so, every "# CONFIG_X is
 #   not set" line is unset.  Kconfig only (no build), the arches at once;
 #   one line per arch, "kit: ARCH: ok: ..." or "kit: ARCH: FAIL: ...".
+# kit.sh board-build ARCH: the board's own build, once (not part of make
+#   check): a copy of vanilla 7.3 with the kit's series applied (the fixes
+#   first), the board's defconfig with the fragment merged by
+#   merge_config.sh, olddefconfig, then the kernel, its modules and (ARM)
+#   device trees built as the README says; prints the options that matter
+#   and the project's modules built.  Its own tree and build directory in
+#   the cache.
 # kit.sh tarball ARCH FILE: the kit's kselftest tarball alone, to FILE (the
 #   check guests run it: pipeline/mkinitramfs.sh).
 set -euo pipefail
 . "$(dirname "$0")/../pipeline/lib.sh"
 
-usage="usage: kit.sh ARCH [DIR] | kit.sh check-config ARCH... | kit.sh tarball ARCH FILE"
+usage="usage: kit.sh ARCH [DIR] | kit.sh check-config ARCH... | kit.sh board-build ARCH | kit.sh tarball ARCH FILE"
 
 # board_setup ARCH: KARCH (lib.sh), the board's DEFCONFIG, FRAG
 board_setup() {
@@ -119,7 +126,9 @@ For $board.
 Made by 'make kit ARCH=$arch' from rcpuidle $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo '(unknown commit)').
 
   patches/                  the series, against Linux 7.3 (the independent
-                            fixes it needs in patches/fixes/, first)
+                            fixes it needs in patches/fixes/, first; in
+                            patches/generic/, the generic kselftests
+                            alone, for a tree without the series)
   $(printf '%-26s' "$arch.config")the config fragment: Rust, cpuidle, the rteo
                             governor and the project's drivers on, the C
                             drivers they replace off, no test-only option
@@ -143,17 +152,15 @@ Made by 'make kit ARCH=$arch' from rcpuidle $(git -C "$TOP" describe --always --
 3. $load
 
 4. Unpack the tarball and run the collection, keeping the runner's output:
-     mkdir -p kselftest /root/rcpuidle-modules
+     mkdir -p kselftest
      tar -C kselftest -xzf kselftest-cpuidle.tar.gz
-     for m in $mods; do
-         find /lib/modules/\$(uname -r) -name \$m -exec cp {} /root/rcpuidle-modules/ \\;
-     done
      cd kselftest
-     RCPUIDLE_MODDIR=/root/rcpuidle-modules ./run_kselftest.sh -c cpuidle 2>&1 | tee cpuidle.log
-   The tests look for the project's modules in RCPUIDLE_MODDIR (default
-   /lib/modules), hence the copies.  The tests that load and unload the
-   driver themselves skip while it is loaded: run again without it loaded
-   to have them run (each run its own log).
+     ./run_kselftest.sh -c cpuidle 2>&1 | tee cpuidle.log
+   The tests find the modules ($mods) where
+   modules_install put them, in /lib/modules/\$(uname -r) (or in
+   RCPUIDLE_MODDIR, if set).  Those that load the driver themselves
+   (with its parameters, or 20 times over) unload the one of step 3 first
+   and load it again when they are done.
 
 5. Send cpuidle.log (or the serial console's log, with printk's time
    stamps on, holding the runner's output) back to the project's tree:
@@ -177,7 +184,7 @@ tests in its own QEMU guests, 'make check'):
          --overlay kselftest-cpuidle.tar.gz /opt/kselftests/cpuidle \\
          --log-file-text cpuidle.log \\
          "cd /opt/kselftests/cpuidle && ./run_kselftest.sh -c cpuidle"
-(with the module copies of step 4 first).  tuxrun's own kselftest-NAME
+(with the modules installed as in step 1).  tuxrun's own kselftest-NAME
 tests are a fixed list without cpuidle; an entry kselftest-cpuidle there
 would take the tarball as --parameters KSELFTEST=<URL of the tarball>.
 A KernelCI or LKFT kselftest job names the collection 'cpuidle' and
@@ -225,10 +232,49 @@ make_kit() {
 	rm -rf "$dir"
 	mkdir -p "$(dirname "$dir")"
 	mv "$work/kit" "$dir"
-	echo "kit: $arch: ${dir#"$TOP"/}/: kselftest-cpuidle.tar.gz ($n tests), patches/ ($(find "$dir/patches" -name '*.patch' ! -name '0000-*' | wc -l) patches and their cover letters), $arch.config, README.txt"
+	echo "kit: $arch: ${dir#"$TOP"/}/: kselftest-cpuidle.tar.gz ($n tests), patches/ ($(find "$dir/patches" -path '*/generic' -prune -o -name '*.patch' ! -name '0000-*' -print | wc -l) patches and their cover letters; the generic kselftests alone in generic/), $arch.config, README.txt"
+}
+
+board_build() {
+	local arch=$1 kit=$TOP/out/kit/$1 t b p f targets
+	make_kit "$arch" "$kit"
+	board_setup "$arch"
+	t=$CACHE/board/linux-$KVER-$arch b=$CACHE/build/board-$arch-$KVER
+	rm -rf "$t" "$t.tmp"
+	mkdir -p "$CACHE/board"
+	cp -al "$PRISTINE" "$t.tmp"
+	for p in $(ls "$kit"/patches/fixes/*.patch "$kit"/patches/*.patch | grep -v '/0000-'); do
+		for f in $(grep -E '^\+\+\+ b/' "$p" | sed 's|^+++ b/||'); do
+			[ ! -f "$t.tmp/$f" ] || { cp "$t.tmp/$f" "$t.tmp/$f.u" && mv "$t.tmp/$f.u" "$t.tmp/$f"; }
+		done
+		patch -s -p1 -d "$t.tmp" --no-backup-if-mismatch <"$p" || die "$(basename "$p") does not apply"
+	done
+	mv "$t.tmp" "$t"
+	local km=(make -s -C "$t" O="$b" ARCH="$KARCH" LLVM=-19 RUST_LIB_SRC="$RUST_LIB_SRC")
+	mkdir -p "$b"
+	"${km[@]}" "$DEFCONFIG"
+	"$t/scripts/kconfig/merge_config.sh" -m -O "$b" "$b/.config" "$FRAG" >/dev/null
+	"${km[@]}" olddefconfig
+	targets=("$(basename "$IMAGE")" modules)
+	[ "$arch" != armv7 ] || targets+=(dtbs)
+	echo "kit: $arch: building ${targets[*]} of $DEFCONFIG + kit/$arch.config in $b"
+	local t0=$SECONDS
+	nice -n "${RCPUIDLE_BUILD_NICE:-0}" "${km[@]}" -j"${JOBS:-3}" "${targets[@]}" >"$b/build.log" 2>&1 || {
+		tail -n 20 "$b/build.log"
+		die "the board build failed (log: $b/build.log)"
+	}
+	echo "kit: $arch: built in $((SECONDS - t0)) s: $(ls -la "$b/$IMAGE" | awk '{ print $5 }') bytes of $IMAGE"
+	echo "kit: $arch: $(grep -cE '^CONFIG_[A-Z0-9_]+=[ym]' "$b/.config") options set; those of the fragment:" \
+		"$(grep -E '^CONFIG_[A-Za-z0-9_]+=[ym]$' "$FRAG" | while IFS== read -r k v; do grep -qx "$k=$v" "$b/.config" && echo "$k=$v"; done | wc -l)" \
+		"of $(grep -cE '^CONFIG_[A-Za-z0-9_]+=[ym]$' "$FRAG") =y/=m kept"
+	echo "kit: $arch: the project's modules: $(cd "$b" && find . -name '*.ko' | grep -E 'cpuidle|pm_qos' | sort | tr '\n' ' ')"
+	[ "$arch" != armv7 ] || echo "kit: $arch: Armada device trees: $(ls "$b"/arch/arm/boot/dts/marvell/armada-*.dtb 2>/dev/null | wc -l)"
 }
 
 case "${1:-}" in
+board-build)
+	[ $# = 2 ] || die "$usage"
+	board_build "$2" ;;
 check-config)
 	shift
 	[ $# -gt 0 ] || die "$usage"

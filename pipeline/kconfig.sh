@@ -27,7 +27,7 @@ if [ -n "${RCPUIDLE_KCONFIG_FRAGS:-}" ]; then
 	# shellcheck disable=SC2206 # file names without blanks
 	frags+=($RCPUIDLE_KCONFIG_FRAGS)
 fi
-stamp=$(cat "${frags[@]}" "$TREE"/.rcpuidle-applied/*.patch 2>/dev/null | sha256sum | cut -c1-16)
+stamp=$(cat "${frags[@]}" $(ls "$TREE"/.rcpuidle-applied/*.patch 2>/dev/null) | sha256sum | cut -c1-16)
 if [ -f "$BUILD/.config" ] && [ "$(cat "$BUILD/.rcpuidle-config" 2>/dev/null)" = "$stamp" ]; then
 	exit 0
 fi
