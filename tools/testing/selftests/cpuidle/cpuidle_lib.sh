@@ -89,6 +89,25 @@ cpuidle_take() {
 	ktap_print_msg "unloaded $1 (loaded before the test); it is loaded again at the end"
 }
 
+# cpuidle_borrow MODNAME: cpuidle_take for the rest of the test: the test
+# is skipped if MODNAME cannot be unloaded, and loads it again on exit
+cpuidle_borrow() {
+	if ! cpuidle_take "$1"; then
+		ktap_skip_all "$1 is loaded and cannot be unloaded"
+		exit "$KSFT_SKIP"
+	fi
+	trap "cpuidle_give_back || echo '# could not load $1 again'" EXIT
+}
+
+# cpuidle_skip_if_driver [WHAT]: skip the whole test (the reason prefixed
+# with "WHAT: ") where a cpuidle driver is registered
+cpuidle_skip_if_driver() {
+	why=$(cpuidle_no_driver_reason)
+	[ -z "$why" ] && return
+	ktap_skip_all "${1:+$1: }$why"
+	exit "$KSFT_SKIP"
+}
+
 # cpuidle_give_back: load what cpuidle_take unloaded, as modprobe does
 # without parameters (or from the module's path, where modprobe cannot
 # find it); fails if one cannot be loaded

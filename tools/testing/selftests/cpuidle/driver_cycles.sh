@@ -14,11 +14,7 @@ MOD=$(cpuidle_module cpuidle-vstates.ko)
 SYS=/sys/devices/system/cpu
 ktap_print_header
 [ -n "$MOD" ] || cpuidle_skip_no_module cpuidle-vstates.ko
-why=$(cpuidle_no_driver_reason)
-if [ -n "$why" ]; then
-	ktap_skip_all "needs the emulated tables of cpuidle-vstates: $why"
-	exit "$KSFT_SKIP"
-fi
+cpuidle_skip_if_driver "needs the emulated tables of cpuidle-vstates"
 ktap_set_plan 5
 
 if insmod "$MOD" table=no-such-table 2>/dev/null || grep -q '^cpuidle_vstates ' /proc/modules; then

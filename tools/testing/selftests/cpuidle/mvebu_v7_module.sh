@@ -21,11 +21,7 @@ ktap_print_header
 [ -n "$MOD" ] || cpuidle_skip_no_module cpuidle-mvebu-v7-rs.ko
 # a board's user who loaded the driver (the kit's README) lends it to the
 # test, which loads it again at the end
-if ! cpuidle_take $NAME; then
-	ktap_skip_all "$NAME is loaded and cannot be unloaded"
-	exit "$KSFT_SKIP"
-fi
-trap 'cpuidle_give_back || echo "# could not load $NAME again"' EXIT
+cpuidle_borrow $NAME
 before=$(cat $SYS/cpuidle/current_driver)
 pdev=
 for d in /sys/bus/platform/devices/cpuidle-armada-*; do

@@ -49,16 +49,8 @@ ktap_print_header
 [ -n "$MOD" ] || cpuidle_skip_no_module cpuidle-pseries-rs.ko
 # a board's user who loaded the driver (the kit's README) lends it to the
 # test, which loads it again at the end
-if ! cpuidle_take $NAME; then
-	ktap_skip_all "$NAME is loaded and cannot be unloaded"
-	exit "$KSFT_SKIP"
-fi
-trap 'cpuidle_give_back || echo "# could not load $NAME again"' EXIT
-why=$(cpuidle_no_driver_reason)
-if [ -n "$why" ]; then
-	ktap_skip_all "$why"
-	exit "$KSFT_SKIP"
-fi
+cpuidle_borrow $NAME
+cpuidle_skip_if_driver
 if ! insmod "$MOD" $args; then
 	if [ -n "$args" ] && insmod "$MOD" 2>/dev/null; then
 		rmmod $NAME

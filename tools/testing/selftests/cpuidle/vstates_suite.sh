@@ -23,11 +23,7 @@ ktap_print_header
 [ -n "$MOD" ] || cpuidle_skip_no_module cpuidle-vstates.ko
 # the emulated tables replace the platform's idle driver: where one is
 # registered (a real board), there is nothing to emulate them in
-why=$(cpuidle_no_driver_reason)
-if [ -n "$why" ]; then
-	ktap_skip_all "needs the emulated tables of cpuidle-vstates: $why"
-	exit "$KSFT_SKIP"
-fi
+cpuidle_skip_if_driver "needs the emulated tables of cpuidle-vstates"
 govs=$(suite_govs $govs)
 # load, the suite, parameters, energy, unload
 ktap_set_plan $((1 + $(suite_count $govs) + 1 + 1 + 1))
