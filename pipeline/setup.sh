@@ -91,7 +91,8 @@ ln -sfn "$src" "$CACHE/src/pristine"
 
 # --- rustavailable -----------------------------------------------------------
 if [ ! -f "$CACHE/rustavailable-$RUSTVER" ]; then
-	make -s -C "$src" LLVM=-19 RUST_LIB_SRC="$RUST_LIB_SRC" rustavailable ||
+	# (ARCH given here: make setup ARCH=armv7 would hand its own down)
+	make -s -C "$src" ARCH=x86_64 LLVM=-19 RUST_LIB_SRC="$RUST_LIB_SRC" rustavailable ||
 		die "make rustavailable failed (see above)"
 	touch "$CACHE/rustavailable-$RUSTVER"
 fi
