@@ -4,8 +4,9 @@
 #
 #   make              build the x86_64 kernel, boot it, show idle at work
 #   make run ARCH=ppc64le   the same on pseries (real snooze/CEDE driver)
+#   make run ARCH=arm64     the same on arm64 virt (PSCI driver, DT idle states)
 #   make check        host tests + build/boot/KUnit/kselftests per arch
-#   make check ARCH=x86_64|ppc64le|armv7
+#   make check ARCH=x86_64|ppc64le|armv7|arm64
 #   make kernel|modules [ARCH=..]   build only
 #   make qemu [ARCH=..]             interactive guest shell
 #   make patches                    git format-patch series against v7.3
@@ -27,7 +28,7 @@
 # (default ~/.cache/rcpuidle).  When kbuild includes this directory for an
 # out-of-tree build (make -C <kernel build> M=$PWD), it reads Kbuild.
 
-ARCHES := x86_64 ppc64le armv7
+ARCHES := x86_64 ppc64le armv7 arm64
 # What `make check` runs without ARCH= (override to narrow or reorder).
 # The arches after x86_64 build one after the other, each booting once
 # built: armv7's guest run is the longer one, so it builds first.
@@ -62,7 +63,7 @@ host-check:
 	@$(P)/host-tests.sh
 
 kernel: setup
-	@$(P)/build.sh $(if $(ARCH),$(ARCH),x86_64) $(if $(filter ppc64le,$(ARCH)),vmlinux,$(if $(filter armv7,$(ARCH)),zImage,bzImage))
+	@$(P)/build.sh $(if $(ARCH),$(ARCH),x86_64) $(if $(filter ppc64le,$(ARCH)),vmlinux,$(if $(filter armv7,$(ARCH)),zImage,$(if $(filter arm64,$(ARCH)),Image,bzImage)))
 
 modules: setup
 	@$(P)/build.sh $(if $(ARCH),$(ARCH),x86_64) modules

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # A private apt root under the cache for downloads from trixie and
-# trixie-backports (amd64, ppc64el, armhf), never installed: the system's
+# trixie-backports (amd64, ppc64el, armhf, arm64), never installed: the system's
 # own apt state is not changed.  Sourced by setup.sh and guest-tools.sh,
 # with CACHE set and die() and log() defined.
 # shellcheck shell=bash
@@ -25,20 +25,25 @@ APT_OPTS=(-o "Dir::State=$APTROOT" -o "Dir::State::Lists=$APTROOT/lists"
 	-o "Dir::Etc::Preferences=$APTROOT/preferences"
 	-o "Dir::Etc::PreferencesParts=$APTROOT/none"
 	-o "APT::Architectures::=amd64" -o "APT::Architectures::=ppc64el"
-	-o "APT::Architectures::=armhf" -o "Debug::NoLocking=1"
+	-o "APT::Architectures::=armhf" -o "APT::Architectures::=arm64"
+	-o "Debug::NoLocking=1"
 	-o "APT::Sandbox::User=root")
 
 # apt_sources KEYRING: the root's sources.list
 apt_sources() {
 	echo "deb [arch=amd64 signed-by=$1] $mirror trixie-backports main"
-	echo "deb [arch=amd64,ppc64el,armhf signed-by=$1] $mirror trixie main"
+	echo "deb [arch=amd64,ppc64el,armhf,arm64 signed-by=$1] $mirror trixie main"
 }
 
 apt_refresh() {
 	mkdir -p "$APTROOT/lists/partial" "$APTROOT/cache/archives/partial" \
 		"$APTROOT/none" "$APTROOT/debs"
 	touch "$APTROOT/status"
-	apt_sources /usr/share/keyrings/debian-archive-keyring.gpg >"$APTROOT/sources.list"
+	apt_sources /usr/share/keyrings/debian-archive-keyring.gpg >"$APTROOT/sources.list.new"
+	# (lists fetched for other sources, e.g. before an architecture was
+	# added, are refreshed at once)
+	cmp -s "$APTROOT/sources.list.new" "$APTROOT/sources.list" || rm -f "$APTROOT/updated"
+	mv "$APTROOT/sources.list.new" "$APTROOT/sources.list"
 	cat >"$APTROOT/preferences" <<EOT
 Package: *
 Pin: release a=trixie-backports

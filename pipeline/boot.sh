@@ -23,6 +23,24 @@ ppc64le)
 armv7)
 	qemu=(qemu-system-arm -M virt -cpu cortex-a15 -m 512M)
 	append="console=ttyAMA0 $append" ;;
+arm64)
+	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57 -m 1G)
+	append="console=ttyAMA0 $append"
+	# QEMU's own tree with the idle states of configs/arm64-idle-states.dts
+	dtb=$BUILD/rcpuidle-virt.dtb
+	"$TOP/pipeline/arm64-dtb.sh" "$dtb" -cpu cortex-a57 -smp 2 -m 1G || exit 1
+	qemu+=(-dtb "$dtb")
+	# RCPUIDLE_QEMU_LOG=FILE: the HVCs (PSCI calls) QEMU takes, one line
+	# each, for the check's count: QEMU logs every exception (-d int),
+	# through a pipe that keeps only those lines (a boot's whole log is
+	# hundreds of MB)
+	if [ -n "${RCPUIDLE_QEMU_LOG:-}" ]; then
+		fifo=$(mktemp -u)
+		mkfifo "$fifo"
+		grep '^Taking exception 11 \[Hypervisor Call\]' <"$fifo" >"$RCPUIDLE_QEMU_LOG" &
+		trap 'rm -f "$fifo"' EXIT
+		qemu+=(-d int -D "$fifo")
+	fi ;;
 esac
 # RCPUIDLE_ICOUNT=SHIFT: the guest's clock counts instructions (one per
 # 2^SHIFT ns, single-threaded TCG) and skips the time every vCPU is

@@ -36,9 +36,37 @@ cmdline=$(awk '$1 == "cmdline" { $1 = ""; printf "%s", $0 }' "$TOP/configs/$arch
 # (RCPUIDLE_BOOT_MARK: a file to create as the guest starts, after which
 # nothing here reads the build: pipeline/check-all.sh then runs kunit.py in it)
 [ -z "${RCPUIDLE_BOOT_MARK:-}" ] || touch "$RCPUIDLE_BOOT_MARK"
-RCPUIDLE_CMDLINE="${cmdline# } ${RCPUIDLE_CMDLINE:-}" \
+# (arm64: QEMU logs the PSCI calls it handles, counted below)
+qlog=
+[ "$arch" != arm64 ] || { qlog=$logs/$arch-qemu.log; rm -f "$qlog"; }
+RCPUIDLE_QEMU_LOG=$qlog RCPUIDLE_CMDLINE="${cmdline# } ${RCPUIDLE_CMDLINE:-}" \
 	"$TOP/pipeline/boot.sh" "$arch" check "$initrd" "$logs/$arch-check.log" "${BOOT_TIMEOUT:-$tmo}"
 rc=$?
+psci=0
+if [ -n "$qlog" ]; then
+	# Every entry of a PSCI state the guest counted (usage, or rejected:
+	# QEMU's power-down returns without resuming) must be a CPU_SUSPEND
+	# call QEMU handled; QEMU's count has, besides, the few calls of the
+	# boot, of cpu1's offline/online cycles and of the idle periods after
+	# the guest's last reading: at most 2 % + 200 more.
+	# (the HVCs QEMU took, the PSCI conduit of virt, as boot.sh kept
+	# them: a CPU_SUSPEND, handled as a WFI, leaves the exception before
+	# QEMU's "handled as PSCI call" line, so those are not counted)
+	calls=$(grep -c '^Taking exception 11 \[Hypervisor Call\]' "$qlog" 2>/dev/null)
+	entries=$(awk '$1 == "rcpuidle-counters:" && $3 != "state0" {
+		split($5, u, "="); split($6, r, "="); n += u[2] + r[2]; seen = 1 }
+		END { if (seen) print n }' "$logs/$arch-check.log")
+	if [ -z "$entries" ] || [ "${calls:-0}" = 0 ]; then
+		echo "check: $arch: PSCI calls: RED: no counters from the guest (${entries:-none}) or no QEMU log of PSCI calls (${calls:-none}, $qlog)"
+		psci=1
+	elif [ "$calls" -lt "$entries" ] || [ "$calls" -gt $((entries + entries / 50 + 200)) ]; then
+		echo "check: $arch: PSCI calls: RED: QEMU handled $calls, the guest counted $entries entries of its PSCI states (usage + rejected)"
+		psci=1
+	else
+		echo "check: $arch: PSCI calls: QEMU handled $calls, the guest counted $entries entries of its PSCI states (usage + rejected): $((calls - entries)) calls besides"
+	fi
+	[ -n "${RCPUIDLE_KEEP_QEMU_LOG:-}" ] || rm -f "$qlog"
+fi
 # the dress rehearsal of a board's run: the guest ran the kit's tarball
 # with run_kselftest.sh; its output alone (the "ksft: " lines), as a board
 # owner would send it, must be green under make verdict too
@@ -56,5 +84,6 @@ python3 "$TOP/verdict/ktap.py" "$logs/$arch-check.log" --arch "$arch" \
 	--kunit-dir "$PRISTINE/tools/testing/kunit"
 v=$?
 [ "$r" = green ] || v=1
+[ $psci = 0 ] || v=1
 echo "check: $arch: $(( $(date +%s) - t0 )) s"
 exit $v

@@ -7,19 +7,19 @@
 # unpacked under the cache, and TOOL is copied into the initramfs tree ROOT
 # (/usr/bin) with every shared library it needs.
 #   x86_64   the machine's own suite; the libraries ldd names
-#   ppc64le  the machine's suite's ppc64el packages through a private apt
-#            root (pipeline/apt-root.sh); the libraries from the ELF NEEDED
-#            entries, followed recursively
-# TOOL idlebench (ppc64le; mkinitramfs.sh builds it for x86_64 with the
+#   ppc64le, arm64  the machine's suite's ppc64el or arm64 packages through
+#            a private apt root (pipeline/apt-root.sh); the libraries from
+#            the ELF NEEDED entries, followed recursively
+# TOOL idlebench (not x86_64: mkinitramfs.sh builds it there with the
 # machine's gcc) is the project's benchmark program (tools/idlebench),
-# built static with clang against that suite's ppc64el libc6-dev.
+# built static with clang against that suite's libc6-dev of the arch.
 # A tool that is not known, or a library that cannot be found, is an error.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 arch=$1 root=$2
 shift 2
 case $arch in
-x86_64 | ppc64le) ;;
+x86_64 | ppc64le | arm64) ;;
 *) die "guest-tools: no Debian tools for $arch" ;;
 esac
 
@@ -32,7 +32,7 @@ pkg_of() {
 	iperf3) echo iperf3 ;;
 	ioping) echo ioping ;;
 	# (gcc-dev: the libgcc-N-dev of the suite's gcc, resolved below)
-	idlebench) [ "$arch" = ppc64le ] && echo libc6-dev && echo gcc-dev ||
+	idlebench) [ "$arch" != x86_64 ] && echo libc6-dev && echo gcc-dev ||
 		die "guest-tools: idlebench is built by mkinitramfs.sh for $arch" ;;
 	*) die "guest-tools: no Debian package known for tool '$1'" ;;
 	esac
@@ -50,20 +50,24 @@ program() {
 }
 
 pkgs=$(for t in "$@"; do pkg_of "$t"; done | sort -u)
-if [ "$arch" = ppc64le ]; then
+if [ "$arch" != x86_64 ]; then
 	log() { echo "guest-tools: $*"; }
 	# the machine's own suite, as for x86_64, in a private root of its
-	# ppc64el packages (the mirror serves those of its point releases)
+	# packages for the guest's architecture (the mirror serves those of
+	# its point releases)
+	case $arch in
+	ppc64le) a=ppc64el triplet=powerpc64le-linux-gnu ;;
+	arm64) a=arm64 triplet=aarch64-linux-gnu ;;
+	esac
 	suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
 	[ -n "$suite" ] || die "guest-tools: no VERSION_CODENAME in /etc/os-release"
-	APTROOT=$CACHE/apt-$suite-ppc64el
+	APTROOT=$CACHE/apt-$suite-$a
 	. "$TOP/pipeline/apt-root.sh"
-	apt_sources() { echo "deb [arch=ppc64el signed-by=$1] $mirror $suite main"; }
+	apt_sources() { echo "deb [arch=$a signed-by=$1] $mirror $suite main"; }
 	# lists older than what the mirror now serves give 404s: refresh them
 	# when a download fails, and resolve again
 	if [ "${GUEST_TOOLS_REFRESHED:-0}" = 1 ]; then rm -f "$APTROOT/updated"; fi
 	apt_refresh
-	a=ppc64el
 	if grep -qx gcc-dev <<<"$pkgs"; then
 		v=$(apt-cache "${APT_OPTS[@]}" depends "gcc:$a" 2>/dev/null |
 			sed -n "s/^ *Depends: gcc-\([0-9]*\):$a\$/\1/p" | head -n1)
@@ -95,25 +99,25 @@ if [ "$arch" = ppc64le ]; then
 		rm -rf "$sys.debs"
 		touch "$sys/.done"
 	fi
-	dirs="lib/powerpc64le-linux-gnu usr/lib/powerpc64le-linux-gnu lib64 lib"
+	dirs="lib/$triplet usr/lib/$triplet lib64 lib"
 	# need FILE: copy FILE's NEEDED libraries into ROOT, recursively
 	need() {
 		local lib d found
 		for lib in $(llvm-readelf-19 -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-			[ -e "$root/lib/powerpc64le-linux-gnu/$lib" ] && continue
+			[ -e "$root/lib/$triplet/$lib" ] && continue
 			found=
 			for d in $dirs; do
 				[ -e "$sys/$d/$lib" ] && found=$sys/$d/$lib && break
 			done
 			[ -n "$found" ] || die "guest-tools: $(basename "$1") needs $lib, which no downloaded package has"
-			cp -L "$found" "$root/lib/powerpc64le-linux-gnu/$lib"
+			cp -L "$found" "$root/lib/$triplet/$lib"
 			need "$found"
 		done
 	}
-	mkdir -p "$root/usr/bin" "$root/lib/powerpc64le-linux-gnu" "$root/lib64"
+	mkdir -p "$root/usr/bin" "$root/lib/$triplet" "$root/lib64"
 	for t in "$@"; do
 		if [ "$t" = idlebench ]; then
-			clang-19 --target=powerpc64le-linux-gnu --sysroot="$sys" -O2 -Wall -Werror -static \
+			clang-19 --target=$triplet --sysroot="$sys" -O2 -Wall -Werror -static \
 				-fuse-ld=lld -o "$root/usr/bin/idlebench" "$TOP/tools/idlebench/idlebench.c" ||
 				die "guest-tools: cannot build tools/idlebench against $sys"
 			continue

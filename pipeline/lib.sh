@@ -24,7 +24,8 @@ arch_setup() {
 	x86_64)  KARCH=x86_64;  IMAGE=arch/x86/boot/bzImage ;;
 	ppc64le) KARCH=powerpc; IMAGE=vmlinux ;;
 	armv7)   KARCH=arm;     IMAGE=arch/arm/boot/zImage ;;
-	*) die "unknown ARCH '$1' (x86_64, ppc64le or armv7)" ;;
+	arm64)   KARCH=arm64;   IMAGE=arch/arm64/boot/Image ;;
+	*) die "unknown ARCH '$1' (x86_64, ppc64le, armv7 or arm64)" ;;
 	esac
 	BUILD=${RCPUIDLE_BUILD:-$CACHE/build/$1-$PROFILE-$KVER-rust$RUSTVER}
 	KMAKE=(make -C "$TREE" O="$BUILD" ARCH="$KARCH" LLVM=-19

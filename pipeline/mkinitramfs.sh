@@ -19,6 +19,7 @@ case "$arch" in
 x86_64)  bb=/bin/busybox ;;
 ppc64le) bb=$CACHE/pkg/busybox-ppc64le/usr/bin/busybox ;;
 armv7)   bb=$CACHE/pkg/busybox-armv7/usr/bin/busybox ;;
+arm64)   bb=$CACHE/pkg/busybox-arm64/usr/bin/busybox ;;
 esac
 [ -x "$bb" ] || die "no busybox for $arch at $bb (run 'make setup')"
 

@@ -72,6 +72,7 @@ fetch "$KVER_PKG" '^[0-9]' "$CACHE/pkg/linux-source"
 fetch rust-src "^${RUSTVER//./\\.}\\+" "$CACHE/pkg/rust-src-$RUSTVER"
 fetch busybox-static:ppc64el '^1:' "$CACHE/pkg/busybox-ppc64le"
 fetch busybox-static:armhf '^1:' "$CACHE/pkg/busybox-armv7"
+fetch busybox-static:arm64 '^1:' "$CACHE/pkg/busybox-arm64"
 
 RUST_LIB_SRC=$CACHE/pkg/rust-src-$RUSTVER/usr/src/rustc-$RUSTVER/library
 [ -d "$RUST_LIB_SRC/core" ] || die "rust-src $RUSTVER has no library at $RUST_LIB_SRC"

@@ -16,7 +16,7 @@ die() { echo "verdict: error: $*" >&2; exit 2; }
 
 log=${1:-}
 arch=${2:-}
-[ -n "$log" ] || die "usage: make verdict LOG=FILE [ARCH=x86_64|armv7|ppc64le] [LIST=FILE]"
+[ -n "$log" ] || die "usage: make verdict LOG=FILE [ARCH=x86_64|armv7|ppc64le|arm64] [LIST=FILE]"
 [ -f "$log" ] || die "no log $log"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -27,8 +27,8 @@ if [ -n "${LIST:-}" ]; then
 else
 	if [ -n "$arch" ]; then
 		case "$arch" in
-		x86_64 | armv7 | ppc64le) ;;
-		*) die "unknown ARCH '$arch' (x86_64, armv7 or ppc64le)" ;;
+		x86_64 | armv7 | ppc64le | arm64) ;;
+		*) die "unknown ARCH '$arch' (x86_64, armv7, ppc64le or arm64)" ;;
 		esac
 		tarball=$TOP/out/kit/$arch/kselftest-cpuidle.tar.gz
 		[ -f "$tarball" ] || die "no kit for $arch: run make kit ARCH=$arch first"

@@ -81,10 +81,26 @@ check)
 		fi
 	done </etc/rcpuidle/preload
 	echo "rcpuidle-kselftest-begin"
+	echo "rcpuidle-time: $(cut -d' ' -f1 /proc/uptime) s: kselftests begin"
 	# no in-guest timeout beyond the runner's own: the host kills a hung guest
+	# (each test's end also gets a line with the guest's uptime, for the
+	# time each takes)
 	{ (cd /kselftest && ./run_kselftest.sh "$@"); echo $? >/tmp/ksft.rc; } 2>&1 |
-		sed 's/^/ksft: /'
+		while IFS= read -r l; do
+			echo "ksft: $l"
+			case $l in
+			"ok "[0-9]*" selftests: "* | "not ok "[0-9]*" selftests: "*)
+				echo "rcpuidle-time: $(cut -d' ' -f1 /proc/uptime) s: $l" ;;
+			esac
+		done
 	echo "rcpuidle-kselftest-end: rc=$(cat /tmp/ksft.rc 2>/dev/null || echo lost)"
+	# every state's final counters, for the host's checks (arm64: QEMU's
+	# count of the PSCI calls it handled)
+	for d in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*; do
+		[ -r "$d/usage" ] || continue
+		c=${d#/sys/devices/system/cpu/}
+		echo "rcpuidle-counters: ${c%%/*} ${d##*/} $(cat "$d/name") usage=$(cat "$d/usage") rejected=$(cat "$d/rejected")"
+	done
 	finish
 	;;
 esac

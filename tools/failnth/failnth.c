@@ -24,7 +24,7 @@
  * error (no fail-nth file: a kernel without CONFIG_FAULT_INJECTION).
  *
  * Freestanding, for guests without a libc: raw system calls for x86_64,
- * powerpc64le (ELFv2) and arm (EABI, ARM state); see build.sh.
+ * powerpc64le (ELFv2), arm (EABI, ARM state) and arm64; see build.sh.
  */
 
 #define AT_FDCWD	(-100)
@@ -160,8 +160,47 @@ static long sys6(long n, long a, long b, long c, long d, long e, long f)
 	return r0;
 }
 
+#elif defined(__aarch64__)
+
+#define NR_OPENAT		56
+#define NR_CLOSE		57
+#define NR_WRITE		64
+#define NR_PREAD64		67
+#define NR_EXIT_GROUP		94
+#define NR_DELETE_MODULE	106
+#define NR_FINIT_MODULE		273
+
+asm(".text\n"
+	".globl _start\n"
+	".type _start, %function\n"
+	"_start:\n"
+	"	mov x29, #0\n"
+	"	mov x30, #0\n"
+	"	mov x0, sp\n"
+	"	and sp, x0, #~15\n"
+	"	bl start_c\n"
+	"	brk #0\n");
+
+static long sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long x8 asm("x8") = n;
+	register long x0 asm("x0") = a;
+	register long x1 asm("x1") = b;
+	register long x2 asm("x2") = c;
+	register long x3 asm("x3") = d;
+	register long x4 asm("x4") = e;
+	register long x5 asm("x5") = f;
+
+	asm volatile ("svc #0"
+		      : "+r" (x0)
+		      : "r" (x8), "r" (x1), "r" (x2), "r" (x3), "r" (x4),
+			"r" (x5)
+		      : "memory");
+	return x0;
+}
+
 #else
-#error "failnth: x86_64, powerpc64le (ELFv2) and ARM-state arm EABI only"
+#error "failnth: x86_64, powerpc64le (ELFv2), ARM-state arm EABI and arm64 only"
 #endif
 
 static long sys3(long n, long a, long b, long c)

@@ -26,7 +26,11 @@ fi
 ktap_set_plan 4
 limit=$((lat - 1))
 
-usage() { cat "$SYS"/cpu[0-9]*/cpuidle/$deep/usage | awk '{ s += $1 } END { print s + 0 }'; }
+# the deepest state's entries (usage + rejected: see deep_usage in cpuidle_lib.sh)
+usage() {
+	cat "$SYS"/cpu[0-9]*/cpuidle/$deep/usage "$SYS"/cpu[0-9]*/cpuidle/$deep/rejected |
+		awk '{ s += $1 } END { print s + 0 }'
+}
 
 # little-endian s32 as printf octal escapes
 le32() {

@@ -22,9 +22,13 @@ n=0
 for g in $govs; do n=$((n + 1)); done
 ktap_set_plan $((2 * n + 4))
 
-# sum of the usage counters of every state of every CPU
+# the idle entries the governors chose, of every state of every CPU: usage
+# and rejected (an entry the driver refused or could not complete, such as
+# a PSCI power-down state that did not resume through cpu_resume, is a
+# choice made all the same)
 usage_sum() {
-	cat /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state*/usage 2>/dev/null |
+	cat /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state*/usage \
+		/sys/devices/system/cpu/cpu[0-9]*/cpuidle/state*/rejected 2>/dev/null |
 		awk '{ s += $1 } END { print s + 0 }'
 }
 driver=$(cat "$CPUIDLE/current_driver" 2>/dev/null)

@@ -7,8 +7,11 @@
 
 CPUIDLE_SYS=/sys/devices/system/cpu/cpuidle
 
-# deep_usage CPU [LATENCY]: the usage of CPU's enabled states 1.. with an
-# exit latency above LATENCY us (default 0), summed
+# deep_usage CPU [LATENCY]: the entries (usage + rejected) of CPU's enabled
+# states 1.. with an exit latency above LATENCY us (default 0), summed.  A
+# rejected entry is one the governor chose and the driver refused or could
+# not complete (QEMU's PSCI power-down never resumes through cpu_resume):
+# what a governor or a latency limit chose is counted either way.
 deep_usage() {
 	sum=0
 	for s in /sys/devices/system/cpu/cpu"$1"/cpuidle/state*; do
@@ -16,7 +19,7 @@ deep_usage() {
 		[ "${s##*state}" -gt 0 ] || continue
 		[ "$(cat "$s/latency")" -gt "${2:-0}" ] || continue
 		[ "$(cat "$s/disable")" = 0 ] || continue
-		sum=$((sum + $(cat "$s/usage")))
+		sum=$((sum + $(cat "$s/usage") + $(cat "$s/rejected")))
 	done
 	echo "$sum"
 }
