@@ -83,7 +83,7 @@ generic-c: setup
 	@$(CURDIR)/kit/generic-c.sh $(CURDIR)/out/generic-c
 
 kit: setup
-	@$(if $(ARCH),,echo "make kit: give ARCH=x86_64, armv7 or ppc64le" >&2; exit 2)
+	@$(if $(ARCH),,echo "make kit: give ARCH=x86_64, armv7, ppc64le or arm64" >&2; exit 2)
 	@$(CURDIR)/kit/kit.sh $(ARCH) $(CURDIR)/out/kit/$(ARCH)
 
 verdict:

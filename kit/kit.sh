@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # kit.sh ARCH [DIR]: what it takes to try the project on a board of ARCH
-#   (x86_64, armv7 or ppc64le) or in a lab, written to DIR (default
+#   (x86_64, armv7, ppc64le or arm64) or in a lab, written to DIR (default
 #   out/kit/ARCH):
 #     kselftest-cpuidle.tar.gz  the kernel's own kselftest tarball of the
 #                               cpuidle collection (make -C
@@ -41,6 +41,7 @@ board_setup() {
 	x86_64)  DEFCONFIG=x86_64_defconfig ;;
 	armv7)   DEFCONFIG=mvebu_v7_defconfig ;;
 	ppc64le) DEFCONFIG=pseries_le_defconfig ;;
+	arm64)   DEFCONFIG=defconfig ;;
 	esac
 	FRAG=$TOP/kit/$1.config
 	[ -f "$FRAG" ] || die "no config fragment kit/$1.config"
@@ -116,6 +117,18 @@ the extended CEDE states the firmware reports on POWER10 and later)"
      cat /sys/devices/system/cpu/cpuidle/current_driver    (pseries_idle)
      cat /sys/devices/system/cpu/cpuidle/current_governor  (rteo)"
 		mods="cpuidle-pseries-rs.ko rust_pm_qos_cpu.ko" ;;
+	arm64)
+		board="an arm64 machine whose device tree gives its CPUs PSCI idle states
+(cpu-idle-states, arm,idle-state nodes) in the flat layout; not one that
+needs PSCI power domains or OS-initiated mode"
+		load="There is no module to load: the Rust PSCI driver is built in and
+registers at boot, one driver per CPU.  Check with
+     cat /sys/devices/system/cpu/cpu0/cpuidle/driver/name  (psci_idle)
+     cat /sys/devices/system/cpu/cpuidle/current_governor  (rteo)
+   psci_idle.sh compares each CPU's states with the device tree and
+   enters each state alone on cpu1 (power-down states must count usage on
+   hardware)"
+		mods="rust_pm_qos_cpu.ko" ;;
 	esac
 	cat <<EOF
 rcpuidle kit for $arch
@@ -296,7 +309,7 @@ tarball)
 	[ $# = 3 ] || die "$usage"
 	"$TOP/pipeline/graft.sh" >/dev/null
 	make_tarball "$2" "$3" ;;
-x86_64 | armv7 | ppc64le)
+x86_64 | armv7 | ppc64le | arm64)
 	make_kit "$1" "${2:-$TOP/out/kit/$1}" ;;
 *) die "$usage" ;;
 esac

@@ -11,7 +11,8 @@ CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
 export PATH="$HOME/.cargo/bin:$PATH"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$CACHE/cargo-target}
 p=0 f=0 s=0
-for crate in "$TOP"/tools/rteo-core/Cargo.toml "$TOP"/tools/xcede-fuzz/Cargo.toml; do
+for crate in "$TOP"/tools/rteo-core/Cargo.toml "$TOP"/tools/xcede-fuzz/Cargo.toml \
+	"$TOP"/tools/psci-dt-fuzz/Cargo.toml; do
 	[ -f "$crate" ] || continue
 	out=$(cargo test --quiet --manifest-path "$crate" 2>&1)
 	rc=$?
@@ -32,6 +33,15 @@ if cargo build --quiet --release --manifest-path "$TOP/tools/xcede-fuzz/Cargo.to
 	echo "host: $out"; p=$((p + 1))
 else
 	echo "host: xcede-fuzz failed: $out"; f=$((f + 1))
+fi
+
+# the PSCI idle-state parser on random node lists (fixed seed), each
+# result against a separate restatement of the DT rules
+if cargo build --quiet --release --manifest-path "$TOP/tools/psci-dt-fuzz/Cargo.toml" 2>&1 &&
+   out=$("$CARGO_TARGET_DIR/release/psci-dt-fuzz" 2000000 24301 2>&1); then
+	echo "host: $out"; p=$((p + 1))
+else
+	echo "host: psci-dt-fuzz failed: $out"; f=$((f + 1))
 fi
 
 # the simulator's differential tests: the kernel mechanisms it restates
@@ -155,9 +165,9 @@ done
 # defconfig, survives olddefconfig (kconfig only, the three at once: some
 # 20 s)
 if [ -f "$CACHE/rust_lib_src" ]; then
-	out=$("$TOP/kit/kit.sh" check-config x86_64 armv7 ppc64le 2>&1)
+	out=$("$TOP/kit/kit.sh" check-config x86_64 armv7 ppc64le arm64 2>&1)
 	echo "$out" | sed 's/^/host: /'
-	for a in x86_64 armv7 ppc64le; do
+	for a in x86_64 armv7 ppc64le arm64; do
 		if grep -q "^kit: $a: ok: " <<<"$out"; then p=$((p + 1)); else f=$((f + 1)); fi
 	done
 else

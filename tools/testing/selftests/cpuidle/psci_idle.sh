@@ -28,7 +28,8 @@ DT=/sys/firmware/devicetree/base
 ktap_print_header
 drv=$(cat $SYS/cpu0/cpuidle/driver/name 2>/dev/null)
 if [ "$drv" != psci_idle ]; then
-	ktap_skip_all "cpu0's cpuidle driver is '${drv:-none}', not psci_idle (CONFIG_ARM_PSCI_CPUIDLE_RUST, DT idle states)"
+	why="cpu0's cpuidle driver is '${drv:-none}', not psci_idle"
+	ktap_skip_all "$why (CONFIG_ARM_PSCI_CPUIDLE_RUST, DT idle states)"
 	exit "$KSFT_SKIP"
 fi
 qemu=0
@@ -37,7 +38,8 @@ tr '\0' '\n' <$DT/compatible 2>/dev/null | grep -qx 'linux,dummy-virt' && qemu=1
 # be32 FILE [N]: the N-th (from 0) big-endian 32-bit cell of a DT property
 be32() {
 	od -An -tu1 -v "$1" 2>/dev/null | tr -s ' \n' '  ' |
-		awk -v n="${2:-0}" '{ i = 4 * n + 1; print ($i * 16777216) + ($(i + 1) * 65536) + ($(i + 2) * 256) + $(i + 3) }'
+		awk -v n="${2:-0}" '{ i = 4 * n + 1
+			print $i * 16777216 + $(i + 1) * 65536 + $(i + 2) * 256 + $(i + 3) }'
 }
 # cells FILE: the number of 32-bit cells of a property
 cells() { echo $(($(wc -c <"$1") / 4)); }
@@ -46,7 +48,8 @@ str() { tr -d '\0' <"$1"; }
 # node PHANDLE: the DT directory of the idle-state node with that phandle
 node() {
 	for n in $DT/cpus/idle-states/*/ $DT/idle-states/*/; do
-		[ -r "${n}phandle" ] && [ "$(be32 "${n}phandle")" = "$1" ] && { echo "${n%/}"; return; }
+		[ -r "${n}phandle" ] || continue
+		[ "$(be32 "${n}phandle")" = "$1" ] && { echo "${n%/}"; return; }
 	done
 }
 # power_down PARAM: whether a power_state is of type power-down
@@ -77,7 +80,8 @@ expected() {
 		else
 			lat=$(($(be32 "$n/entry-latency-us") + $(be32 "$n/exit-latency-us")))
 		fi
-		echo "$name|$desc|$lat|$(be32 "$n/min-residency-us")|$(be32 "$n/arm,psci-suspend-param")"
+		res=$(be32 "$n/min-residency-us")
+		echo "$name|$desc|$lat|$res|$(be32 "$n/arm,psci-suspend-param")"
 	done
 }
 # actual CPU: the same of the registered states past WFI
@@ -103,11 +107,15 @@ for c in $cpus; do
 	[ "$s0" = "WFI|ARM WFI" ] || bad="$bad cpu$c: state0 is '$s0';"
 	want=$(expected "$c" | cut -d'|' -f1-4)
 	got=$(actual "$c")
-	[ "$want" = "$got" ] || bad="$bad cpu$c: states '$(echo "$got" | tr '\n' ' ')' but the DT says '$(echo "$want" | tr '\n' ' ')';"
+	if [ "$want" != "$got" ]; then
+		bad="$bad cpu$c: states '$(echo "$got" | tr '\n' ' ')'"
+		bad="$bad but the DT says '$(echo "$want" | tr '\n' ' ')';"
+	fi
 	total=$((total + $(echo "$got" | grep -c .)))
 done
 if [ -z "$bad" ]; then
-	ktap_test_pass "every CPU has a psci_idle driver of WFI and its DT states ($total past WFI in all), disabled nodes left out"
+	msg="every CPU: a psci_idle driver of WFI and its DT states ($total past WFI in all)"
+	ktap_test_pass "$msg, disabled nodes left out"
 else
 	ktap_test_fail "tables:$bad"
 fi
@@ -128,16 +136,25 @@ for p in $params; do
 	u1=$(cat "$s/usage") r1=$(cat "$s/rejected")
 	for d in $SYS/cpu1/cpuidle/state[0-9]*; do echo 0 >"$d/disable"; done
 	du=$((u1 - u0)) dr=$((r1 - r0))
-	what="cpu1 $(cat "$s/name") (param $(printf %#x "$p")) alone for 2 s: usage +$du, rejected +$dr"
+	what="cpu1 $(cat "$s/name") (param $(printf %#x "$p")) alone for 2 s:"
+	what="$what usage +$du, rejected +$dr"
 	if ! power_down "$p"; then
-		[ $du -gt 0 ] && [ $dr = 0 ] && ktap_test_pass "retention $what" ||
+		if [ $du -gt 0 ] && [ $dr = 0 ]; then
+			ktap_test_pass "retention $what"
+		else
 			ktap_test_fail "retention $what: expected usage and no rejection"
+		fi
 	elif [ $qemu = 1 ]; then
-		[ $dr -gt 0 ] && [ $du = 0 ] && ktap_test_pass "power-down on QEMU $what" ||
-			ktap_test_fail "power-down on QEMU $what: expected rejections (no resume through cpu_resume) and no usage"
+		# (no resume through cpu_resume: every entry is rejected)
+		if [ $dr -gt 0 ] && [ $du = 0 ]; then
+			ktap_test_pass "power-down on QEMU $what"
+		else
+			ktap_test_fail "power-down on QEMU $what: expected rejections and no usage"
+		fi
+	elif [ $du -gt 0 ]; then
+		ktap_test_pass "power-down $what"
 	else
-		[ $du -gt 0 ] && ktap_test_pass "power-down $what" ||
-			ktap_test_fail "power-down $what: expected usage"
+		ktap_test_fail "power-down $what: expected usage"
 	fi
 	i=$((i + 1))
 done
@@ -155,11 +172,15 @@ if [ $qemu = 1 ]; then
 			s=$SYS/cpu$c/cpuidle/state$i
 			i=$((i + 1))
 			power_down "$p" || continue
-			[ "$(cat "$s/usage")" = 0 ] || bad="$bad cpu$c/state$((i - 1)) usage $(cat "$s/usage");"
+			u=$(cat "$s/usage")
+			[ "$u" = 0 ] || bad="$bad cpu$c/state$((i - 1)) usage $u;"
 		done
 	done
-	[ -z "$bad" ] && ktap_test_pass "QEMU: no power-down state ever counted usage (every entry rejected)" ||
+	if [ -z "$bad" ]; then
+		ktap_test_pass "QEMU: no power-down state ever counted usage (every entry rejected)"
+	else
 		ktap_test_fail "QEMU: power-down usage counted:$bad"
+	fi
 else
 	ktap_test_skip "power-down usage: only QEMU's PSCI never resumes through cpu_resume"
 fi
