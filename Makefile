@@ -32,7 +32,10 @@ ARCHES := x86_64 ppc64le armv7 arm64
 # What `make check` runs without ARCH= (override to narrow or reorder).
 # The arches after x86_64 build one after the other, each booting once
 # built: armv7's guest run is the longer one, so it builds first.
-CHECK_ARCHES ?= x86_64 armv7 ppc64le
+CHECK_ARCHES ?= x86_64 x86_64:vstates armv7 ppc64le arm64
+# The second boots of an arch (ARCH:PART, configs/ARCH-PART.tests), also
+# run by make check ARCH=ARCH.
+PARTS_x86_64 := x86_64:vstates
 ARCH ?=
 P := $(CURDIR)/pipeline
 E := $(CURDIR)/evaluation
@@ -57,7 +60,7 @@ run: setup
 	@echo "full per-CPU counters: the 'full:' lines of $${RCPUIDLE_CACHE:-$$HOME/.cache/rcpuidle}/logs/$(RUN_ARCH)-run.log"
 
 check: setup
-	@$(P)/check-all.sh $(if $(ARCH),$(ARCH),$(CHECK_ARCHES))
+	@$(P)/check-all.sh $(if $(ARCH),$(ARCH) $(PARTS_$(ARCH)),$(CHECK_ARCHES))
 
 host-check:
 	@$(P)/host-tests.sh

@@ -12,8 +12,9 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("$(basename "$IMAGE")" modules)
 [ "$arch" = ppc64le ] && targets=("${targets[@]/vmlinux/vmlinux}")
 # x86_64 always builds through clippy, so a lint in project code fails the
-# build, and `make run`, `make kernel` and `make check` share the objects
-[ "$arch" = x86_64 ] && KMAKE_EXTRA="CLIPPY=1 ${KMAKE_EXTRA:-}"
+# build, and `make run`, `make kernel` and `make check` share the objects;
+# so does arm64, the only build of the PSCI driver
+case $arch in x86_64 | arm64) KMAKE_EXTRA="CLIPPY=1 ${KMAKE_EXTRA:-}" ;; esac
 echo "build: $arch: ${targets[*]} (in $BUILD)"
 log=$BUILD/.rcpuidle-build.log
 nice -n "${RCPUIDLE_BUILD_NICE:-0}" "${KMAKE[@]}" -j"${JOBS:-3}" "${targets[@]}" ${KMAKE_EXTRA:-} >"$log" 2>&1 &

@@ -1,14 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# check-all.sh ARCH...: host tests, the patch-series check, then every
-# arch; prints a total "N passed, N failed, N skipped" and fails if any part did.
+# check-all.sh ARCH...: host tests, the patch-series check and every arch
+# (ARCH, or ARCH:PART for a second boot of ARCH's kernel with the suites
+# of configs/ARCH-PART.tests); prints a total "N passed, N failed, N
+# skipped" and fails if any part did.
 #
-# x86_64 (the longest guest run) goes in the background; the other arches'
-# kernels build one after the other at a lower CPU priority, and each arch
-# boots as soon as its kernel is built, while the next one builds;
-# kunit.py, rustdoc and the bisect build of the series (incremental, from
-# a copy of that build) run in the x86_64 build once its guest has
-# started, at a lower priority.  Each part's output is printed whole, in
+# The host tests run beside everything else at a low priority.  x86_64
+# (the longest guest run) goes in the background, its second boot
+# (x86_64:vstates) beside its first once the kernel is built; the other
+# arches' kernels build one after the other at a lower CPU priority, and
+# each arch boots as soon as its kernel is built, while the next one
+# builds; kunit.py, rustdoc and the bisect build of the series
+# (incremental, from a copy of that build) run in the x86_64 build once
+# its guest has started, at a lower priority.  Each part's output is printed whole, in
 # the order given, when all are done; a line marks each part's end as it
 # comes, so that a run stopped from outside still shows what finished.
 #
@@ -62,10 +66,6 @@ below() { # PID: the processes below PID
 } &
 watchdog=$!
 
-echo "== host tests =="
-"$TOP/pipeline/host-tests.sh" 2>&1 | tee "$dir/host"
-[ "${PIPESTATUS[0]}" = 0 ] || fail=1
-tally "$dir/host"
 
 one() { # ARCH: the arch's checks, output in $dir/ARCH, status in $dir/ARCH.rc
 	local rc=0
@@ -79,6 +79,15 @@ one() { # ARCH: the arch's checks, output in $dir/ARCH, status in $dir/ARCH.rc
 # graft once here: the per-arch builds below then find nothing to change
 # in the shared tree, so that running two of them at once is safe
 "$TOP/pipeline/graft.sh" || fail=1
+# the host tests, beside everything else at a low priority (the guests
+# leave the CPUs idle much of the time); their output is printed first
+# at the end
+{
+	RCPUIDLE_BUILD_NICE=15 nice -n 15 "$TOP/pipeline/host-tests.sh" >"$dir/host" 2>&1
+	echo $? >"$dir/host.rc"
+	done_line "host tests" "$dir/host"
+} &
+hostpid=$!
 # kunit.py, rustfmtcheck and rustdoc, in the x86_64 check build, once its
 # guest has started (nothing reads the build then: the guest has its
 # kernel and initramfs), a little below the guests; then the bisect build
@@ -116,6 +125,26 @@ case " $* " in
 	} &
 	kunitpid=$! ;;
 esac
+# the second boots of an arch (ARCH:PART, configs/ARCH-PART.tests), each
+# once the arch's own boot has started, beside it (its build is done)
+partpids=
+for a in "$@"; do
+	case $a in *:*) ;; *) continue ;; esac
+	{
+		base=${a%%:*}
+		while [ ! -f "$dir/$base.booted" ] && [ ! -f "$dir/$base.rc" ]; do
+			sleep 5
+		done
+		if [ -f "$dir/$base.booted" ]; then
+			one "$a" >"$dir/$a" 2>&1
+		else
+			echo "check: $a: not run: the $base build failed" >"$dir/$a"
+			echo 1 >"$dir/$a.rc"
+		fi
+		done_line "$a" "$dir/$a"
+	} &
+	partpids="$partpids $!"
+done
 bg=
 case " $* " in
 *" x86_64 "*) [ $# -gt 1 ] && bg=yes ;;
@@ -128,6 +157,7 @@ esac
 others=
 for arch in "$@"; do
 	[ "$arch" = x86_64 ] && [ -n "$bg" ] && continue
+	case $arch in *:*) continue ;; esac
 	others="$others $arch"
 done
 if [ -n "$others" ]; then
@@ -156,7 +186,13 @@ done
 [ -z "$others" ] || wait "$builds"
 [ -z "$kunitpid" ] || wait "$kunitpid"
 [ -z "$bg" ] || wait "$bg"
+for q in $partpids; do wait "$q"; done
+wait "$hostpid"
 kill $(below "$watchdog") "$watchdog" 2>/dev/null
+echo "== host tests =="
+cat "$dir/host" 2>/dev/null
+[ "$(cat "$dir/host.rc" 2>/dev/null)" = 0 ] || { fail=1; echo "host: did not pass"; }
+tally "$dir/host"
 if [ -n "$kunit" ]; then
 	echo "== patch series: bisect =="
 	cat "$dir/bisect" 2>/dev/null
