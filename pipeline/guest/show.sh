@@ -3,14 +3,16 @@
 # What `make run` shows: the idle driver and governor, then per governor
 # one table of what changed in an idle phase and in a load phase, summed
 # over the CPUs: each state's share of the time, entries, and above/below
-# (too deep / too shallow) per entry, and the wake-ups per second.  The
+# (too deep / too shallow) per entry, the entries the driver rejected (on
+# arm64 under QEMU every power-down entry: QEMU's PSCI never resumes
+# through cpu_resume), and the wake-ups per second.  The
 # full per-CPU counters after each phase follow on lines that start with
 # "full:" (`make run` leaves them in the console log).
 SYS=/sys/devices/system/cpu
 cpuidle=$SYS/cpuidle
 T=${RCPUIDLE_SHOW_SECONDS:-2}
 
-# snap FILE: per state "index name usage time above below usage", summed over
+# snap FILE: per state "index name usage time above below usage rejected", summed over
 # CPUs, usage read before and after above/below: entries from one snapshot
 # to the next are counted from the first usage to the second, a window
 # that holds every above/below counted between them (the CPUs keep idling
@@ -18,13 +20,13 @@ T=${RCPUIDLE_SHOW_SECONDS:-2}
 snap() {
 	for s in $SYS/cpu0/cpuidle/state*; do
 		i=${s##*state}
-		u=0 t=0 a=0 b=0 v=0
+		u=0 t=0 a=0 b=0 v=0 r=0
 		for c in $SYS/cpu[0-9]*/cpuidle/state$i; do
 			u=$((u + $(cat "$c/usage"))) t=$((t + $(cat "$c/time")))
 			a=$((a + $(cat "$c/above"))) b=$((b + $(cat "$c/below")))
-			v=$((v + $(cat "$c/usage")))
+			v=$((v + $(cat "$c/usage"))) r=$((r + $(cat "$c/rejected")))
 		done
-		echo "$i $(cat "$s/name" | tr ' ' '_') $u $t $a $b $v"
+		echo "$i $(cat "$s/name" | tr ' ' '_') $u $t $a $b $v $r"
 	done >"$1"
 	cut -d' ' -f1 /proc/uptime >>"$1"
 }
@@ -35,7 +37,7 @@ full() {
 		for s in "$cpu"/cpuidle/state*; do
 			echo "full: $1 $(basename "$cpu") $(basename "$s") $(cat "$s/name" | tr ' ' '_')" \
 				"usage=$(cat "$s/usage") time_us=$(cat "$s/time")" \
-				"above=$(cat "$s/above") below=$(cat "$s/below")"
+				"above=$(cat "$s/above") below=$(cat "$s/below") rejected=$(cat "$s/rejected")"
 		done
 	done
 }
@@ -88,18 +90,18 @@ for gov in $(cat $cpuidle/available_governors 2>/dev/null); do
 	awk -v gov="$gov" -v ncpu="$ncpu" '
 	FNR == 1 { f++ }
 	NF == 1 { up[f] = $1; next }
-	{ name[$1] = $2; u[f, $1] = $3; t[f, $1] = $4; a[f, $1] = $5; b[f, $1] = $6; v[f, $1] = $7; if ($1 + 1 > n) n = $1 + 1 }
+	{ name[$1] = $2; u[f, $1] = $3; t[f, $1] = $4; a[f, $1] = $5; b[f, $1] = $6; v[f, $1] = $7; r[f, $1] = $8; if ($1 + 1 > n) n = $1 + 1 }
 	function row(p, q, i,   du, dt, span) {
 		du = v[q, i] - u[p, i]; dt = t[q, i] - t[p, i]; span = (up[q] - up[p]) * 1e6 * ncpu
-		return sprintf("%6.1f %7d %5.2f %5.2f", 100 * dt / span, du,
-			du ? (a[q, i] - a[p, i]) / du : 0, du ? (b[q, i] - b[p, i]) / du : 0)
+		return sprintf("%6.1f %7d %5.2f %5.2f %6d", 100 * dt / span, du,
+			du ? (a[q, i] - a[p, i]) / du : 0, du ? (b[q, i] - b[p, i]) / du : 0, r[q, i] - r[p, i])
 	}
-	function wakeups(p, q,   i, s) { for (i = 0; i < n; i++) s += u[q, i] - u[p, i]; return s / (up[q] - up[p]) }
+	function wakeups(p, q,   i, s) { for (i = 0; i < n; i++) s += u[q, i] - u[p, i] + r[q, i] - r[p, i]; return s / (up[q] - up[p]) }
 	END {
-		printf "%-16s %-26s | %-26s\n", "governor " gov, "idle phase", "load phase"
-		printf "%-16s %6s %7s %5s %5s | %6s %7s %5s %5s\n", "state", "time%", "entries", "above", "below", "time%", "entries", "above", "below"
+		printf "%-16s %-33s | %-33s\n", "governor " gov, "idle phase", "load phase"
+		printf "%-16s %6s %7s %5s %5s %6s | %6s %7s %5s %5s %6s\n", "state", "time%", "entries", "above", "below", "reject", "time%", "entries", "above", "below", "reject"
 		for (i = 0; i < n; i++)
 			printf "%-16s %s | %s\n", substr(i " " name[i], 1, 16), row(1, 2, i), row(2, 3, i)
-		printf "%-16s %24.0f/s | %24.0f/s\n", "wake-ups", wakeups(1, 2), wakeups(2, 3)
+		printf "%-16s %31.0f/s | %31.0f/s\n", "wake-ups", wakeups(1, 2), wakeups(2, 3)
 	}' /tmp/s0 /tmp/s1 /tmp/s2
 done
