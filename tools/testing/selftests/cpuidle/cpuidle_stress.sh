@@ -89,10 +89,12 @@ cpus() {
 	done
 }
 
-# USAGE: the sum of the usage of every state of CPU directory $1
+# USAGE: the idle entries of CPU directory $1, every state's usage and
+# rejected summed (a rejected entry is one the governor chose all the
+# same: QEMU's PSCI power-down on arm64 is always rejected)
 cpu_usage() {
 	USAGE=0
-	for _f in "$1"/cpuidle/state[0-9]*/usage; do
+	for _f in "$1"/cpuidle/state[0-9]*/usage "$1"/cpuidle/state[0-9]*/rejected; do
 		[ -r "$_f" ] || continue
 		read -r _v <"$_f"
 		USAGE=$((USAGE + _v))
