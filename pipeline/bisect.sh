@@ -7,21 +7,23 @@
 #
 # The prefixes build incrementally from a copy of the x86_64 check build
 # (pipeline/build.sh x86_64, built first if it is not), in its configuration
-# (KASAN, clippy and all): in a mount namespace of its own, the copy of the
-# pristine tree and the copy of the build are bind-mounted at the paths of
-# the grafted tree and of the check build, so that every command line and
-# dependency path is the one the check build recorded, and only what a
-# prefix changes is built again.  Every file the series edits is made newer
-# than the copied objects first, so that its prefix's version of it is
-# what gets built; a file the series adds is absent from a prefix, and so
-# from its Makefiles.  Without mount namespaces (not root, no unshare) or
-# with BISECT_SCRATCH=1, the prefixes build from scratch instead, in the
+# (KASAN, clippy and all): in a mount namespace of its own, a copy of the
+# pristine tree with the whole series applied and the copy of the build are
+# bind-mounted at the paths of the grafted tree and of the check build, so
+# that every command line and dependency path is the one the check build
+# recorded.  The whole series is the check build itself: its files must
+# equal the grafted tree's, and are dated before the copied objects, so
+# that a make of it has nothing to do.  The walk then goes down: undoing
+# the last patch gives the prefix before it, and what the undone patch
+# touched (newer than every object: patch -R writes it) is all that builds
+# again.  Without mount namespaces (not root, no unshare) or with
+# BISECT_SCRATCH=1, the prefixes build upwards from scratch instead, in the
 # configuration kunit.py makes from drivers/cpuidle/.kunitconfig (a whole
 # kernel more to build).
 #
 # A patch that touches nothing an x86_64 build reads (documentation,
 # MAINTAINERS, the selftests, another arch's directory) leaves the build of
-# the prefix before it standing.  A series that built once is not built
+# the prefix it ends standing.  A series that built once is not built
 # again: the result is kept under the hash of the patches, the
 # configuration and the toolchain.
 set -euo pipefail
@@ -35,30 +37,59 @@ CHECK_TREE=$TREE CHECK_BUILD=$BUILD
 CHECK_MAKE=("${KMAKE[@]}" CLIPPY=1)
 # (the files a patch touches)
 touched() { grep -hE '^\+\+\+ b/' "$@" | awk '{print $2}' | sed 's|^b/||' | sort -u; }
-# (the prefixes: the patch, its build, the line it prints; $1 is how to
-# make, $2 the configuration to build each prefix in, $3 the build)
-prefixes() {
-	local mk=$1 config=$2 build=$3 i=0 t0 p log
-	local -n mkref=$mk
+# (does patch $1 touch anything the x86_64 build reads?)
+builds_x86() {
+	touched "$1" |
+		grep -qvE '^(Documentation/|MAINTAINERS$|tools/testing/selftests/|arch/(arm|arm64|powerpc|riscv|s390|loongarch|mips)/)'
+}
+# (build the prefix of $4 patches: $1 is how to make, $2 the configuration,
+# $3 the build, $5 the name of its last patch)
+build_prefix() {
+	local -n bref=$1
+	local log=$3/build-$4.log
+	cp "$2" "$3/.config"
+	if ! nice -n "${RCPUIDLE_BUILD_NICE:-0}" "${bref[@]}" -s olddefconfig >"$log" 2>&1 ||
+		! nice -n "${RCPUIDLE_BUILD_NICE:-0}" "${bref[@]}" -j"${JOBS:-3}" bzImage modules >>"$log" 2>&1; then
+		grep -E 'error|Error' "$log" | head -n 20
+		cp "$log" "$CACHE/bisect-failed.log" 2>/dev/null || true
+		die "bisect: the x86_64 build fails after patch $4/$n, $5 (log: $CACHE/bisect-failed.log)"
+	fi
+}
+# (from scratch: the prefixes upwards, applying one patch after the other)
+prefixes_up() {
+	local i=0 t0 p
 	t0=$(date +%s)
 	for p in $patches; do
 		i=$((i + 1))
 		patch -s -p1 -d "$BISECT_TREE" --no-backup-if-mismatch <"$p" ||
 			die "bisect: $(basename "$p") does not apply"
-		if ! touched "$p" |
-			grep -qvE '^(Documentation/|MAINTAINERS$|tools/testing/selftests/|arch/(arm|arm64|powerpc|riscv|s390|loongarch|mips)/)'; then
+		if ! builds_x86 "$p"; then
 			echo "bisect: $i/$n $(basename "$p"): nothing the x86_64 build reads: as $((i - 1))/$n"
 			continue
 		fi
-		cp "$config" "$build/.config"
-		log=$build/build-$i.log
-		if ! nice -n "${RCPUIDLE_BUILD_NICE:-0}" "${mkref[@]}" -s olddefconfig >"$log" 2>&1 ||
-			! nice -n "${RCPUIDLE_BUILD_NICE:-0}" "${mkref[@]}" -j"${JOBS:-3}" bzImage modules >>"$log" 2>&1; then
-			grep -E 'error|Error' "$log" | head -n 20
-			cp "$log" "$CACHE/bisect-failed.log" 2>/dev/null || true
-			die "bisect: the x86_64 build fails after patch $i/$n, $(basename "$p") (log: $CACHE/bisect-failed.log)"
-		fi
+		build_prefix "$1" "$2" "$3" $i "$(basename "$p")"
 		echo "bisect: $i/$n $(basename "$p"): builds ($(($(date +%s) - t0)) s)"
+	done
+}
+# (from the check build: the whole series, then downwards, undoing one
+# patch after the other; the tree holds the whole series)
+prefixes_down() {
+	local i=$n t0 p q
+	t0=$(date +%s)
+	build_prefix "$1" "$2" "$3" $n "$(basename "$(echo "$patches" | tail -n 1)")"
+	echo "bisect: $n/$n (the whole series): builds, as the check build ($(($(date +%s) - t0)) s)"
+	for p in $(echo "$patches" | tac); do
+		i=$((i - 1))
+		[ $i -gt 0 ] || break
+		patch -R -s -p1 -d "$BISECT_TREE" --no-backup-if-mismatch <"$p" ||
+			die "bisect: $(basename "$p") does not undo"
+		q=$(echo "$patches" | sed -n "${i}p")
+		if ! builds_x86 "$p"; then
+			echo "bisect: $i/$n $(basename "$q"): as $((i + 1))/$n ($(basename "$p") touches nothing the x86_64 build reads)"
+			continue
+		fi
+		build_prefix "$1" "$2" "$3" $i "$(basename "$q")"
+		echo "bisect: $i/$n $(basename "$q"): builds ($(($(date +%s) - t0)) s)"
 	done
 }
 
@@ -69,7 +100,7 @@ if [ "${BISECT_INSIDE:-}" = 1 ]; then
 		die "bisect: cannot bind-mount the copies at the check's paths"
 	# patch the tree at its own path (now the copy)
 	BISECT_TREE=$CHECK_TREE
-	prefixes CHECK_MAKE "$BISECT_CONFIG" "$CHECK_BUILD"
+	prefixes_down CHECK_MAKE "$BISECT_CONFIG" "$CHECK_BUILD"
 	exit 0
 fi
 
@@ -99,14 +130,27 @@ fi
 rm -rf "$BISECT_TREE" "$BISECT_BUILD" "$done_file"
 mkdir -p "$(dirname "$BISECT_TREE")" "$(dirname "$BISECT_BUILD")"
 cp -al "$PRISTINE" "$BISECT_TREE"
-# every file the series edits is its own copy (the pristine tree stays
-# pristine) and, for the incremental builds, newer than any object
+# every file the series edits is its own copy: the pristine tree stays
+# pristine
 for f in $(touched $patches); do
 	if [ -f "$BISECT_TREE/$f" ]; then
 		cp "$BISECT_TREE/$f" "$BISECT_TREE/$f.unlink" && mv "$BISECT_TREE/$f.unlink" "$BISECT_TREE/$f"
-		touch "$BISECT_TREE/$f"
 	fi
 done
+if [ -n "$reuse" ]; then
+	# the whole series, every file it touches as the check built it and
+	# dated before the build's objects (the pristine tree's date)
+	for p in $patches; do
+		patch -s -p1 -d "$BISECT_TREE" --no-backup-if-mismatch <"$p" ||
+			die "bisect: $(basename "$p") does not apply"
+	done
+	for f in $(touched $patches); do
+		[ -e "$BISECT_TREE/$f" ] || continue
+		[ "$f" = MAINTAINERS ] || cmp -s "$BISECT_TREE/$f" "$CHECK_TREE/$f" ||
+			die "bisect: $f of the series differs from the grafted tree's, which the check built (patches.sh verify says where)"
+		touch -r "$PRISTINE/Makefile" "$BISECT_TREE/$f"
+	done
+fi
 if [ -n "$reuse" ]; then
 	echo "bisect: from a copy of the x86_64 check build ($CHECK_BUILD), in its configuration"
 	cp -a "$CHECK_BUILD" "$BISECT_BUILD"
@@ -116,7 +160,7 @@ else
 	echo "bisect: from scratch, in kunit.py's configuration"
 	mkdir -p "$BISECT_BUILD"
 	bk=(make -C "$BISECT_TREE" O="$BISECT_BUILD" ARCH=x86_64 LLVM=-19 RUST_LIB_SRC="$RUST_LIB_SRC")
-	prefixes bk "$cfg/.config" "$BISECT_BUILD"
+	prefixes_up bk "$cfg/.config" "$BISECT_BUILD"
 fi
 echo "$stamp" >"$done_file"
 echo "bisect: all $n prefixes of the series build for x86_64"

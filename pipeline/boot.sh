@@ -38,6 +38,7 @@ arm64)
 		fifo=$(mktemp -u)
 		mkfifo "$fifo"
 		grep '^Taking exception 11 \[Hypervisor Call\]' <"$fifo" >"$RCPUIDLE_QEMU_LOG" &
+		qlog_pid=$!
 		trap 'rm -f "$fifo"' EXIT
 		qemu+=(-d int -D "$fifo")
 	fi ;;
@@ -62,3 +63,12 @@ if [ "$mode" = run ]; then
 	exit "${PIPESTATUS[0]}"
 fi
 timeout -k 10 "$tmo" "${qemu[@]}" </dev/null >"$log" 2>&1
+rc=$?
+# (the filter of QEMU's log writes its last lines once QEMU has closed
+# the pipe: the log is whole only when the filter has exited; a writer
+# of no lines ends its wait if QEMU never opened the pipe)
+if [ -n "${qlog_pid:-}" ]; then
+	timeout 10 sh -c ': >"$1"' sh "$fifo" </dev/null >/dev/null 2>&1 &
+	wait "$qlog_pid"
+fi
+exit $rc

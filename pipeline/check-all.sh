@@ -9,11 +9,13 @@
 # (the longest guest run) goes in the background, its second boot
 # (x86_64:vstates) beside its first once the kernel is built; the other
 # arches' kernels build one after the other at a lower CPU priority, and
-# each arch boots as soon as its kernel is built, while the next one
-# builds; kunit.py, rustdoc and the bisect build of the series
-# (incremental, from a copy of that build) run in the x86_64 build once
-# its guest has started, at a lower priority.  Each part's output is printed whole, in
-# the order given, when all are done; a line marks each part's end as it
+# each arch boots as soon as its kernel is built, beside the guests
+# already running and the next build; kunit.py, rustdoc and the bisect
+# build of the series (incremental, from a copy of that build) run in
+# the x86_64 build once its guest has started, at a lower priority.
+# Each part's output is printed whole, in the order given, when all are
+# done, and then a line per part, green or RED with its first line of
+# failure; a line marks each part's end as it
 # comes, so that a run stopped from outside still shows what finished.
 #
 # The run keeps to a budget: RCPUIDLE_CHECK_BUDGET seconds (default 5100,
@@ -174,54 +176,62 @@ if [ -n "$bg" ]; then
 	bg=$!
 	echo "check: x86_64 running in the background"
 fi
+# (each arch's checks in the background once its kernel is built, so
+# that with the kernels already built, as in a warm run, all the guests
+# run side by side)
+otherpids=
 for arch in $others; do
 	while [ ! -f "$dir/$arch.built" ] && kill -0 "$builds" 2>/dev/null; do sleep 5; done
 	if [ -f "$dir/deadline" ]; then
 		{ cat "$dir/$arch.build" 2>/dev/null; echo "check: $arch: not run: the budget ($budget s) was spent"; } >"$dir/$arch"
 		continue
 	fi
-	{ cat "$dir/$arch.build"; RCPUIDLE_BUILD_NICE=${bg:+10} one "$arch"; } >"$dir/$arch" 2>&1
-	done_line "$arch" "$dir/$arch"
+	{
+		{ cat "$dir/$arch.build"; RCPUIDLE_BUILD_NICE=${bg:+10} one "$arch"; } >"$dir/$arch" 2>&1
+		done_line "$arch" "$dir/$arch"
+	} &
+	otherpids="$otherpids $!"
 done
 [ -z "$others" ] || wait "$builds"
+for q in $otherpids; do wait "$q"; done
 [ -z "$kunitpid" ] || wait "$kunitpid"
 [ -z "$bg" ] || wait "$bg"
 for q in $partpids; do wait "$q"; done
 wait "$hostpid"
 kill $(below "$watchdog") "$watchdog" 2>/dev/null
-echo "== host tests =="
-cat "$dir/host" 2>/dev/null
-[ "$(cat "$dir/host.rc" 2>/dev/null)" = 0 ] || { fail=1; echo "host: did not pass"; }
-tally "$dir/host"
+# each part: its output, its tally; a part whose status is not 0 is red
+# and counts at least one failure, whatever its own counts say, and the
+# last lines name every red part with its first line of failure (all a
+# log's tail may show)
+parts=()
+part() { # NAME OUT RCFILE
+	local f0=$f why
+	echo "== $1 =="
+	cat "$2" 2>/dev/null
+	tally "$2"
+	if [ "$(cat "$3" 2>/dev/null)" = 0 ]; then
+		parts+=("$1: green")
+		return 0
+	fi
+	fail=1
+	[ -f "$3" ] || echo "check: $1: did not finish"
+	[ $f -gt $f0 ] || f=$((f + 1))
+	why=$(grep -E 'RED|not ok|FAIL|ERROR|[Ee]rror|failed:|did not|not run|stopped|incomplete' "$2" 2>/dev/null |
+		grep -vE ' 0 failed, ' | head -n 1 | cut -c1-160)
+	parts+=("$1: RED (${why:-status $(cat "$3" 2>/dev/null || echo none), no failure line})")
+}
+part "host tests" "$dir/host" "$dir/host.rc"
 if [ -n "$kunit" ]; then
-	echo "== patch series: bisect =="
-	cat "$dir/bisect" 2>/dev/null
-	[ -f "$dir/bisect.rc" ] || echo "bisect: did not finish"
-	if [ "$(cat "$dir/bisect.rc" 2>/dev/null)" = 0 ]; then
-		p=$((p + 1))
-	else
-		fail=1 f=$((f + 1))
-	fi
-	echo "== kunit.py, rustfmtcheck, rustdoc =="
-	cat "$dir/kunit" 2>/dev/null
-	[ -f "$dir/kunit.rc" ] || echo "kunit: did not finish"
-	if [ "$(cat "$dir/kunit.rc" 2>/dev/null)" != 0 ]; then
-		fail=1
-		grep -q ' failed, ' "$dir/kunit" 2>/dev/null || f=$((f + 1))
-	fi
-	tally "$dir/kunit"
+	part "patch series: bisect" "$dir/bisect" "$dir/bisect.rc"
+	[ "$(cat "$dir/bisect.rc" 2>/dev/null)" != 0 ] || p=$((p + 1))
+	part "kunit.py, rustfmtcheck, rustdoc" "$dir/kunit" "$dir/kunit.rc"
 fi
 for arch in "$@"; do
-	echo "== $arch =="
-	cat "$dir/$arch" 2>/dev/null
-	[ -f "$dir/$arch.rc" ] || echo "check: $arch: did not finish"
-	if [ "$(cat "$dir/$arch.rc" 2>/dev/null)" != 0 ]; then
-		fail=1
-		grep -q ' failed, ' "$dir/$arch" 2>/dev/null || f=$((f + 1))
-	fi
-	tally "$dir/$arch"
+	part "$arch" "$dir/$arch" "$dir/$arch.rc"
 done
 [ ! -f "$dir/deadline" ] || { echo "== budget =="; echo "check: stopped at the end of the budget ($budget s): what had not finished is counted failed"; f=$((f + 1)); }
+echo "== parts =="
+printf '%s\n' "${parts[@]}"
 echo "== total =="
 echo "$p passed, $f failed, $s skipped"
 [ $fail = 0 ] && [ $f = 0 ]
