@@ -75,6 +75,10 @@ expected() {
 		name=${name%%@*}
 		desc=$name
 		[ -r "$n/idle-state-name" ] && desc=$(str "$n/idle-state-name")
+		# (as the driver copies them: CPUIDLE_NAME_LEN and
+		# CPUIDLE_DESC_LEN bytes with the NUL)
+		name=$(printf %.15s "$name")
+		desc=$(printf %.31s "$desc")
 		if [ -r "$n/wakeup-latency-us" ]; then
 			lat=$(be32 "$n/wakeup-latency-us")
 		else
