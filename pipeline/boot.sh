@@ -62,8 +62,20 @@ if [ "$mode" = run ]; then
 	timeout --foreground -k 10 "$tmo" "${qemu[@]}" </dev/null 2>&1 | tee "$log"
 	exit "${PIPESTATUS[0]}"
 fi
+# (the CPU time QEMU takes: this shell's children's, from the times
+# builtin, before and after)
+tf=$(mktemp)
+kids_cpu() { # the CPU seconds of this shell's children so far, in $kids
+	times >"$tf"
+	kids=$(tail -n 1 "$tf" | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] } print n }')
+}
+kids_cpu
+c0=$kids t0=$(date +%s)
 timeout -k 10 "$tmo" "${qemu[@]}" </dev/null >"$log" 2>&1
 rc=$?
+kids_cpu
+rm -f "$tf"
+echo "boot: $arch: QEMU ran $(($(date +%s) - t0)) s and took $(awk -v a="$kids" -v b="$c0" 'BEGIN { printf "%.0f", a - b }') CPU-s"
 # (the filter of QEMU's log writes its last lines once QEMU has closed
 # the pipe: the log is whole only when the filter has exited; a writer
 # of no lines ends its wait if QEMU never opened the pipe)
