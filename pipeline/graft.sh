@@ -5,12 +5,13 @@
 #  * the tree is a hard-link copy of the pristine source (cheap);
 #  * kernel-patches/*.patch (edits to existing kernel files, one per commit
 #    of the series, in its order) are applied;
-#    files they touch are un-hard-linked first so the pristine tree stays
-#    pristine; when the patches change, the old set is reversed first;
 #  * every project file under rust/ drivers/ samples/ and the rst docs under
 #    Documentation/admin-guide/ and the kselftests under
-#    tools/testing/selftests/ are symlinked at their own paths, so editing it in the repo is seen by kbuild (which follows links).
-# Only what changed is touched, so incremental builds stay incremental.
+#    tools/testing/selftests/ is copied to its own path.
+# Only a file whose content changes is written: the others keep their
+# dates, so that builds stay incremental, also from a fresh clone (whose
+# files are all new) or when one patch of the series changes.  Every
+# build goes through here first (pipeline/build.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -24,46 +25,48 @@ if [ ! -f "$TREE/.rcpuidle-tree" ]; then
 fi
 
 # --- edits to existing files ----------------------------------------------
-# The patches applied last are kept, one file each, in $TREE/.rcpuidle-applied/;
-# two of them may edit one file, so they are reverted in reverse order.
+# The patches applied last are kept, one file each, in $TREE/.rcpuidle-applied/.
+# When they change, every file the old or the new ones touch is made again
+# aside (pristine, then the new patches) and written only if it differs.
 applied=$TREE/.rcpuidle-applied
-legacy=$TREE/.rcpuidle-applied.patch
 touched() { grep -hE '^\+\+\+ ' "$@" | awk '{print $2}' | sed 's|^b/||' | sort -u; }
-same=1
-if [ -f "$legacy" ] || ! diff -rq "$TOP/kernel-patches" "$applied" --exclude='*.msg' \
-	--exclude=series --exclude=cover-letter >/dev/null 2>&1; then
-	same=0
+if [ -f "$TREE/.rcpuidle-applied.patch" ]; then
+	# a tree grafted by the single-file scheme of earlier versions
+	echo "graft: a tree of an earlier scheme: creating it again"
+	rm -rf "$TREE"
+	exec "$0" "$@"
 fi
-if [ $same = 0 ]; then
-	if [ -s "$legacy" ]; then
-		# a tree grafted by the single-file scheme of earlier versions
-		echo "graft: reverting previous kernel edits"
-		patch -s -R -p1 -d "$TREE" --no-backup-if-mismatch <"$legacy" ||
-			die "could not revert old edits; delete $TREE and retry"
-		rm -f "$legacy"
-	elif [ -d "$applied" ]; then
-		echo "graft: reverting previous kernel edits"
-		for p in $(ls "$applied"/*.patch 2>/dev/null | sort -r); do
-			patch -s -R -p1 -d "$TREE" --no-backup-if-mismatch <"$p" ||
-				die "could not revert $(basename "$p"); delete $TREE and retry"
-		done
-	fi
-	rm -rf "$applied"
+if ! diff -rq "$TOP/kernel-patches" "$applied" --exclude='*.msg' \
+	--exclude=series --exclude=cover-letter >/dev/null 2>&1; then
+	new=$(ls "$TOP"/kernel-patches/*.patch 2>/dev/null | sort || true)
+	old=$(ls "$applied"/*.patch 2>/dev/null || true)
+	files=$( { [ -z "$new" ] || touched $new; [ -z "$old" ] || touched $old; } | sort -u)
+	aside=$(mktemp -d)
+	for f in $files; do
+		if [ -f "$PRISTINE/$f" ]; then
+			mkdir -p "$aside/$(dirname "$f")"
+			cp "$PRISTINE/$f" "$aside/$f"
+		fi
+	done
+	for p in $new; do
+		patch -s -p1 -d "$aside" --no-backup-if-mismatch <"$p" ||
+			{ rm -rf "$aside"; die "kernel-patches/$(basename "$p") does not apply to $KVER after the ones before it"; }
+	done
+	echo "graft: applying kernel-patches/"
+	for f in $files; do
+		# (a new copy, never a write through a hard link to the
+		# pristine tree, nor a link back to it: its date would be
+		# older than the objects built from the file's last content)
+		if [ ! -e "$aside/$f" ]; then
+			rm -f "$TREE/$f"
+		elif ! cmp -s "$aside/$f" "$TREE/$f"; then
+			mkdir -p "$(dirname "$TREE/$f")"
+			cp "$aside/$f" "$TREE/$f.graft" && mv "$TREE/$f.graft" "$TREE/$f"
+		fi
+	done
+	rm -rf "$aside" "$applied"
 	mkdir -p "$applied"
-	if ls "$TOP"/kernel-patches/*.patch >/dev/null 2>&1; then
-		# break hard links to the pristine tree for every touched file
-		for f in $(touched "$TOP"/kernel-patches/*.patch); do
-			if [ -f "$TREE/$f" ]; then
-				cp "$TREE/$f" "$TREE/$f.unlink" && mv "$TREE/$f.unlink" "$TREE/$f"
-			fi
-		done
-		echo "graft: applying kernel-patches/"
-		for p in $(ls "$TOP"/kernel-patches/*.patch | sort); do
-			patch -s -p1 -d "$TREE" --no-backup-if-mismatch <"$p" ||
-				die "kernel-patches/$(basename "$p") does not apply to $KVER after the ones before it"
-			cp "$p" "$applied/"
-		done
-	fi
+	[ -z "$new" ] || cp $new "$applied/"
 fi
 
 # --- project files ---------------------------------------------------------
@@ -79,19 +82,23 @@ cur=$(mktemp)
 	find drivers -type f -name .kunitconfig 2>/dev/null
 	find tools/testing/selftests -type f 2>/dev/null
 } | sort) >"$cur"
-# drop links to files that left the project
+# drop the files that left the project
 comm -23 <(sort "$manifest") "$cur" | while read -r f; do
 	k=$TREE/$(kpath "$f")
-	[ -L "$k" ] && rm -f "$k" && echo "graft: unlinked $f"
+	[ -e "$k" ] || [ -L "$k" ] || continue
+	rm -f "$k" && echo "graft: removed $f"
 done
 while read -r f; do
 	dst=$TREE/$(kpath "$f")
-	if [ -e "$dst" ] && [ ! -L "$dst" ]; then
+	# (a project file must not stand where the kernel has one; a link is
+	# what earlier versions placed)
+	if [ -e "$dst" ] && [ ! -L "$dst" ] && ! grep -qxF "$f" "$manifest"; then
 		die "$f exists in the kernel tree: change it through kernel-patches/ instead"
 	fi
-	if [ "$(readlink "$dst" 2>/dev/null)" != "$TOP/$f" ]; then
+	if [ -L "$dst" ] || ! cmp -s "$TOP/$f" "$dst"; then
 		mkdir -p "$(dirname "$dst")"
-		ln -sfn "$TOP/$f" "$dst"
+		rm -f "$dst"
+		cp "$TOP/$f" "$dst.graft" && mv "$dst.graft" "$dst"
 	fi
 done <"$cur"
 mv "$cur" "$manifest"

@@ -81,7 +81,13 @@ check)
 		fi
 	done </etc/rcpuidle/preload
 	echo "rcpuidle-kselftest-begin"
-	echo "rcpuidle-time: $(cut -d' ' -f1 /proc/uptime) s: kselftests begin"
+	# (the vCPUs' busy time so far, all CPUs, in s: under TCG, about the
+	# host CPU time the guest took)
+	busy() {
+		read -r _ u n s _ _ q sq _ </proc/stat
+		echo $(((u + n + s + q + sq) / 100))
+	}
+	echo "rcpuidle-time: $(cut -d' ' -f1 /proc/uptime) s, busy $(busy) s: kselftests begin"
 	# no in-guest timeout beyond the runner's own: the host kills a hung guest
 	# (each test's end also gets a line with the guest's uptime, for the
 	# time each takes)
@@ -90,7 +96,7 @@ check)
 			echo "ksft: $l"
 			case $l in
 			"ok "[0-9]*" selftests: "* | "not ok "[0-9]*" selftests: "*)
-				echo "rcpuidle-time: $(cut -d' ' -f1 /proc/uptime) s: $l" ;;
+				echo "rcpuidle-time: $(cut -d' ' -f1 /proc/uptime) s, busy $(busy) s: $l" ;;
 			esac
 		done
 	echo "rcpuidle-kselftest-end: rc=$(cat /tmp/ksft.rc 2>/dev/null || echo lost)"
