@@ -54,7 +54,7 @@ else
 	if [ "$deepest" -gt 1 ]; then
 		check_cap $((deepest - 1)) $((deepest - 1)) "$((deepest - 1))"
 	else
-		ktap_test_skip "sysfs N: deepest state latency $deepest us (the lower of cpu0's and cpu1's)"
+		ktap_test_skip "sysfs N: deepest state latency $deepest us (cpu0's or cpu1's)"
 	fi
 	echo 0 >"$Q"
 	sleep 0.2
