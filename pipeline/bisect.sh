@@ -35,8 +35,6 @@ arch_setup x86_64
 # (the make of the check build: pipeline/build.sh)
 CHECK_TREE=$TREE CHECK_BUILD=$BUILD
 CHECK_MAKE=("${KMAKE[@]}" CLIPPY=1)
-# (the files a patch touches)
-touched() { grep -hE '^\+\+\+ b/' "$@" | awk '{print $2}' | sed 's|^b/||' | sort -u; }
 # (does patch $1 touch anything the x86_64 build reads?)
 builds_x86() {
 	touched "$1" |
@@ -150,8 +148,6 @@ if [ -n "$reuse" ]; then
 			die "bisect: $f of the series differs from the grafted tree's, which the check built (patches.sh verify says where)"
 		touch -r "$PRISTINE/Makefile" "$BISECT_TREE/$f"
 	done
-fi
-if [ -n "$reuse" ]; then
 	echo "bisect: from a copy of the x86_64 check build ($CHECK_BUILD), in its configuration"
 	cp -a "$CHECK_BUILD" "$BISECT_BUILD"
 	BISECT_INSIDE=1 BISECT_CONFIG=$cfg/.config unshare -m --propagation private "$0" "$dir"

@@ -29,7 +29,6 @@ fi
 # When they change, every file the old or the new ones touch is made again
 # aside (pristine, then the new patches) and written only if it differs.
 applied=$TREE/.rcpuidle-applied
-touched() { grep -hE '^\+\+\+ ' "$@" | awk '{print $2}' | sed 's|^b/||' | sort -u; }
 if [ -f "$TREE/.rcpuidle-applied.patch" ]; then
 	# a tree grafted by the single-file scheme of earlier versions
 	echo "graft: a tree of an earlier scheme: creating it again"

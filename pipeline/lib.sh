@@ -7,6 +7,8 @@ CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
 export PATH="$HOME/.cargo/bin:$PATH"
 
 die() { echo "rcpuidle: error: $*" >&2; exit 1; }
+# the files the patches $@ touch (kernel paths)
+touched() { grep -hE '^\+\+\+ b/' "$@" | awk '{print $2}' | sed 's|^b/||' | sort -u; }
 
 [ -f "$CACHE/rust_lib_src" ] || die "not set up: run 'make setup'"
 RUST_LIB_SRC=$(cat "$CACHE/rust_lib_src")

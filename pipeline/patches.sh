@@ -126,7 +126,6 @@ if t != s:
 ' "$1"
 }
 # the kernel files the series edits (from the NAME.patch files)
-touched() { grep -hE '^\+\+\+ ' "$@" | awk '{print $2}' | sed 's|^b/||' | sort -u; }
 edited=$(touched "$KP"/*.patch)
 mkrepo() { # DIR: pristine copies of every file the series edits
 	mkdir -p "$1"
