@@ -102,6 +102,9 @@ if [ "${BISECT_INSIDE:-}" = 1 ]; then
 	exit 0
 fi
 
+# (tell RCPUIDLE_BISECT_COPIED, if set, that the check build is no longer
+# read: pipeline/check-all.sh runs kunit.py and rustdoc in it then)
+copied() { [ -z "${RCPUIDLE_BISECT_COPIED:-}" ] || touch "$RCPUIDLE_BISECT_COPIED"; }
 reuse=
 if [ -z "${BISECT_SCRATCH:-}" ] && unshare -m --propagation private true 2>/dev/null; then
 	reuse=1
@@ -150,10 +153,12 @@ if [ -n "$reuse" ]; then
 	done
 	echo "bisect: from a copy of the x86_64 check build ($CHECK_BUILD), in its configuration"
 	cp -a "$CHECK_BUILD" "$BISECT_BUILD"
+	copied
 	BISECT_INSIDE=1 BISECT_CONFIG=$cfg/.config unshare -m --propagation private "$0" "$dir"
 	rm -rf "$BISECT_BUILD"
 else
 	echo "bisect: from scratch, in kunit.py's configuration"
+	copied
 	mkdir -p "$BISECT_BUILD"
 	bk=(make -C "$BISECT_TREE" O="$BISECT_BUILD" ARCH=x86_64 LLVM=-19 RUST_LIB_SRC="$RUST_LIB_SRC")
 	prefixes_up bk "$cfg/.config" "$BISECT_BUILD"

@@ -12,7 +12,7 @@
 # each arch boots as soon as its kernel is built, beside the guests
 # already running and the next build; kunit.py, rustdoc and the bisect
 # build of the series (incremental, from a copy of that build) run in
-# the x86_64 build once its guest has started, at a lower priority.
+# the x86_64 build once its guest has started, side by side.
 # Each part's output is printed whole, in the order given, when all are
 # done, and then a line per part, green or RED with its first line of
 # failure; a line marks each part's end as it
@@ -49,6 +49,20 @@ below() { # PID: the processes below PID
 		below "$c"
 	done
 }
+# how busy the CPUs were: (busy, total) jiffies of all CPUs, from
+# /proc/stat; a sample a minute, printed at the end, shows where the run
+# left CPU time unused
+cpustat() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9; exit}' /proc/stat; }
+cpu0=$(cpustat)
+{
+	prev=$cpu0
+	while sleep 60; do
+		cur=$(cpustat)
+		echo "$prev $cur" | awk '{printf "%d ", $4 > $2 ? 100 * ($3 - $1) / ($4 - $2) : 0}' >>"$dir/cpu"
+		prev=$cur
+	done
+} </dev/null >/dev/null 2>&1 &
+sampler=$!
 # the watchdog: at the end of the budget, stop every part (their builds
 # and guests with them)
 {
@@ -90,10 +104,11 @@ one() { # ARCH: the arch's checks, output in $dir/ARCH, status in $dir/ARCH.rc
 	done_line "host tests" "$dir/host"
 } &
 hostpid=$!
-# kunit.py, rustfmtcheck and rustdoc, in the x86_64 check build, once its
-# guest has started (nothing reads the build then: the guest has its
-# kernel and initramfs), a little below the guests; then the bisect build
-# of the series, from a copy of it, at the lowest priority
+# once the x86_64 guest has started (nothing reads the check build then:
+# the guest has its kernel and initramfs), the bisect build of the series
+# starts from a copy of that build, at the other builds' priority, and
+# once it has its copy, kunit.py, rustfmtcheck and rustdoc run in the
+# check build beside it, a little below the guests
 kunit= kunitpid=
 case " $* " in
 *" x86_64 "*)
@@ -102,28 +117,33 @@ case " $* " in
 		while [ ! -f "$dir/x86_64.booted" ] && [ ! -f "$dir/x86_64.rc" ]; do
 			sleep 5
 		done
-		rc=0
 		if [ -f "$dir/x86_64.booted" ]; then
+			# every prefix of the series builds for x86_64
+			# (bisectable), incrementally from a copy of that build
+			{
+				rc=0
+				RCPUIDLE_BISECT_COPIED=$dir/bisect.copied RCPUIDLE_BUILD_NICE=10 \
+					"$TOP/pipeline/patches.sh" bisect >"$dir/bisect" 2>&1 || rc=1
+				echo $rc >"$dir/bisect.rc"
+				done_line bisect "$dir/bisect"
+			} &
+			bisectpid=$!
+			while [ ! -f "$dir/bisect.copied" ] && kill -0 $bisectpid 2>/dev/null; do
+				sleep 2
+			done
+			rc=0
 			{ RCPUIDLE_BUILD_NICE=5 "$TOP/pipeline/kunit.sh" &&
-				RCPUIDLE_BUILD_NICE=19 "$TOP/pipeline/rustdoc.sh"; } >"$dir/kunit" 2>&1 || rc=1
+				RCPUIDLE_BUILD_NICE=5 "$TOP/pipeline/rustdoc.sh"; } >"$dir/kunit" 2>&1 || rc=1
+			[ ! -f "$dir/deadline" ] || { rc=1; echo "kunit: stopped at the end of the budget ($budget s)" >>"$dir/kunit"; }
+			echo $rc >"$dir/kunit.rc"
+			done_line kunit.py "$dir/kunit"
+			wait $bisectpid
 		else
 			echo "kunit: not run: the x86_64 build failed" >"$dir/kunit"
-			rc=1
-		fi
-		[ ! -f "$dir/deadline" ] || { rc=1; echo "kunit: stopped at the end of the budget ($budget s)" >>"$dir/kunit"; }
-		echo $rc >"$dir/kunit.rc"
-		done_line kunit.py "$dir/kunit"
-		# then every prefix of the series builds for x86_64
-		# (bisectable), incrementally from a copy of that build
-		rc=0
-		if [ -f "$dir/x86_64.booted" ]; then
-			RCPUIDLE_BUILD_NICE=19 "$TOP/pipeline/patches.sh" bisect >"$dir/bisect" 2>&1 || rc=1
-		else
+			echo 1 >"$dir/kunit.rc"
 			echo "bisect: not run: the x86_64 build failed" >"$dir/bisect"
-			rc=1
+			echo 1 >"$dir/bisect.rc"
 		fi
-		echo $rc >"$dir/bisect.rc"
-		done_line bisect "$dir/bisect"
 	} &
 	kunitpid=$! ;;
 esac
@@ -198,7 +218,7 @@ for q in $otherpids; do wait "$q"; done
 [ -z "$bg" ] || wait "$bg"
 for q in $partpids; do wait "$q"; done
 wait "$hostpid"
-kill $(below "$watchdog") "$watchdog" 2>/dev/null
+kill $(below "$watchdog") "$watchdog" $(below "$sampler") "$sampler" 2>/dev/null
 # each part: its output, its tally; a part whose status is not 0 is red
 # and counts at least one failure, whatever its own counts say, and the
 # last lines name every red part with its first line of failure (all a
@@ -230,6 +250,11 @@ for arch in "$@"; do
 	part "$arch" "$dir/$arch" "$dir/$arch.rc"
 done
 [ ! -f "$dir/deadline" ] || { echo "== budget =="; echo "check: stopped at the end of the budget ($budget s): what had not finished is counted failed"; f=$((f + 1)); }
+echo "== CPUs =="
+echo "$cpu0 $(cpustat)" | awk -v n="$(nproc)" -v hz="$(getconf CLK_TCK)" '{
+	printf "check: %d CPUs busy %d %% of the run (%d CPU-s unused)\n", n,
+		100 * ($3 - $1) / ($4 - $2), (($4 - $2) - ($3 - $1)) / hz }'
+echo "check: busy % per minute: $(cat "$dir/cpu" 2>/dev/null)"
 echo "== parts =="
 printf '%s\n' "${parts[@]}"
 echo "== total =="
