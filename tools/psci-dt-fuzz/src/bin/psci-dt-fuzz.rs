@@ -9,22 +9,17 @@
 
 use psci_dt_fuzz::psci_states::{parse, Error, Format, Node, MAX_DT_STATES, NAME_LEN};
 
-/// xorshift64*, so that a seed reproduces a run.
-struct Rng(u64);
+#[path = "../../../fuzz_rng.rs"]
+mod fuzz_rng;
+use fuzz_rng::Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn chance(&mut self, per_256: u64) -> bool {
-        self.below(256) < per_256
-    }
+/// What the fuzzer draws for a DT cell.
+trait Draw {
+    fn value(&mut self) -> u32;
+    fn opt(&mut self, present_per_256: u64) -> Option<u32>;
+}
+
+impl Draw for Rng {
     fn value(&mut self) -> u32 {
         match self.below(4) {
             0 => self.below(2000) as u32,

@@ -13,21 +13,9 @@
 use std::process::exit;
 use xcede_fuzz::pseries_xcede::testing::{build, check_invariants, TB_HZ};
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
+#[path = "../../../fuzz_rng.rs"]
+mod fuzz_rng;
+use fuzz_rng::Rng;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
