@@ -12,11 +12,11 @@ doc=$TOP/Documentation/evaluation
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$TOP/evaluation/sim.sh" "$tmp"
-for f in sim.md sim.json bound.md policy.md sim-regret.png sim-rates.png sim-heldout.png; do
+for f in sim.md sim.json bound.md policy.md model.md sim-regret.png sim-rates.png sim-heldout.png; do
 	cp "$tmp/$f" "$doc/$f"
 done
 for x in thresholds context decay; do
 	"$TOP/evaluation/rteo-sweep.sh" "$x" >"$tmp/$x.md"
 	mv "$tmp/$x.md" "$doc/$x.md"
 done
-echo "evaluation-docs: $(cd "$doc" && ls sim.md sim.json bound.md policy.md sim-*.png thresholds.md context.md decay.md | tr '\n' ' ')made again in Documentation/evaluation/"
+echo "evaluation-docs: $(cd "$doc" && ls sim.md sim.json bound.md policy.md model.md sim-*.png thresholds.md context.md decay.md | tr '\n' ' ')made again in Documentation/evaluation/"

@@ -115,6 +115,9 @@ prints_doc "cpuidle-sim --bound" Documentation/evaluation/bound.md "evaluation/s
 # the bound's per-table policy in the closed loop, its weights swept
 prints_doc "cpuidle-sim --policy-sweep" Documentation/evaluation/policy.md "evaluation/sim.sh writes it" \
 	"$sim" --policy-sweep
+# the energy model against the tables' target residencies, per table
+prints_doc "cpuidle-sim --model" Documentation/evaluation/model.md "evaluation/sim.sh writes it" \
+	"$sim" --model
 # the experiments of Documentation/evaluation/tried/ swept on this tree:
 # teo's fractions and decay as knobs, the choice by context, rule 4's memory split
 for x in thresholds context decay; do

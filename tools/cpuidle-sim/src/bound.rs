@@ -53,7 +53,7 @@ impl Cost {
 /// One entry of state `s` that lasts `len_ns` and that the wake-up ends if
 /// `woken`: its energy (as `simulate()` charges it), whether the kernel
 /// counts it too deep and too shallow (`account()`), its exit latency.
-fn entry(t: &Table, s: usize, len_ns: i64) -> (f64, bool, bool, i64) {
+pub(crate) fn entry(t: &Table, s: usize, len_ns: i64) -> (f64, bool, bool, i64) {
     let st = &t.states[s];
     let lat = if st.polling { 0 } else { st.exit_latency_ns };
     let diff = len_ns + lat;

@@ -11,6 +11,7 @@
 //!                    [--write-baseline FILE]
 //!        cpuidle-sim --bound [--episodes N] [--corpus DIR] [--rules MASK]
 //!                    [--relax-ns N]
+//!        cpuidle-sim --model [--episodes N] [--corpus DIR]
 //!        cpuidle-sim --replay TRACE --table NAME --governor G
 //!                    [--wake-delay-us N [--irq-delay-us N]
 //!                     [--tick-costs-us DECIDE,STOP,RESTART]] [--relax-ns N]
@@ -43,6 +44,10 @@
 //! `--bound` prints what a policy deciding from the sleep length and the
 //! last periods could reach with hindsight (src/bound.rs, README.md "What
 //! the information permits").
+//!
+//! `--model` prints each table's energy model against its target
+//! residencies, and each table's share of the energy and its regrets
+//! (src/model.rs).
 //!
 //! `--rules` sets the rules of rteo's default mode in force (bits of the
 //! core's `rule` module, all by default; `evaluation/rteo-ablation.sh`).
@@ -136,6 +141,7 @@ mod bound;
 mod check;
 mod corpus;
 mod governors;
+mod model;
 mod reports;
 mod simcore;
 mod simulate;
@@ -151,6 +157,7 @@ fn main() -> ExitCode {
     let mut relax_ns = 1u64;
     let mut exact_poll = false;
     let mut bound = false;
+    let mut model = false;
     let mut policy_sweep_on = false;
     let mut corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus").to_string();
     let (mut replay, mut table, mut gov) = (None, None, None);
@@ -251,6 +258,11 @@ fn main() -> ExitCode {
                 i += 1;
                 continue;
             }
+            "--model" => {
+                model = true;
+                i += 1;
+                continue;
+            }
             "--policy-sweep" => {
                 policy_sweep_on = true;
                 i += 1;
@@ -276,11 +288,20 @@ fn main() -> ExitCode {
         i += 2;
     }
 
-    if bound
+    if [bound, model, policy_sweep_on]
+        .iter()
+        .filter(|&&b| b)
+        .count()
+        > 1
+    {
+        eprintln!("cpuidle-sim: --bound, --model or --policy-sweep, one at a time");
+        return ExitCode::from(2);
+    }
+    if (bound || model || policy_sweep_on)
         && (check || json.is_some() || md.is_some() || write_baseline.is_some() || replay.is_some())
     {
         eprintln!(
-            "cpuidle-sim: --bound prints its table alone (no --check, --json, --md, --write-baseline, --replay)"
+            "cpuidle-sim: --bound, --model and --policy-sweep print their tables alone (no --check, --json, --md, --write-baseline, --replay)"
         );
         return ExitCode::from(2);
     }
@@ -389,6 +410,8 @@ fn main() -> ExitCode {
         Some(reports::policy_sweep)
     } else if bound {
         Some(reports::bound_table)
+    } else if model {
+        Some(|_: &mut Core, c: &Corpus| model::report(c))
     } else {
         None
     };

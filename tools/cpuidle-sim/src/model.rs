@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `--model`: the energy model against what governors go by.
+//!
+//! A governor (and the oracle, [`crate::simulate::oracle`]) takes a state
+//! once the idle time reaches its target residency.  The energy model
+//! ([`bound::entry`]: the residency at the state's power plus the exit
+//! latency at active power) has its own break-even point for each state
+//! against the next shallower one: the idle time from which one entry of
+//! the deeper state costs no more.  Where the two differ, the oracle is not
+//! the model's optimum (the regret of the cheapest state for every period
+//! is below 0) and a lower regret can reward entries the kernel counts too
+//! deep.  The first table prints both per state; the second, per set and
+//! per table, how much of the oracle's energy and of teo's excess over it
+//! each table holds, and each governor's regret on that table alone, next
+//! to the cheapest state's.
+
+use crate::{
+    bound,
+    corpus::{score_of, set_traces, Corpus, Set},
+    table::Table,
+};
+use std::fmt::Write as _;
+
+/// The longest idle time searched for a break-even point, ns (100 s).
+const SEARCH_NS: i64 = 100_000_000_000;
+
+/// The shortest idle time, ns, from which one entry of state `deep` costs
+/// no more energy than one of state `shallow` in `t`'s model, or `None`
+/// if it never does within [`SEARCH_NS`].  (Both entries' costs grow
+/// linearly with the idle time: the search is a bisection.)
+pub(crate) fn break_even_ns(t: &Table, shallow: usize, deep: usize) -> Option<i64> {
+    let pays = |len: i64| bound::entry(t, deep, len).0 <= bound::entry(t, shallow, len).0;
+    if pays(0) {
+        return Some(0);
+    }
+    if !pays(SEARCH_NS) {
+        return None;
+    }
+    let (mut lo, mut hi) = (0, SEARCH_NS);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if pays(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(hi)
+}
+
+fn us(ns: i64) -> String {
+    if ns % 1000 == 0 {
+        format!("{}", ns / 1000)
+    } else {
+        format!("{:.3}", ns as f64 / 1000.0)
+    }
+}
+
+/// Each state's target residency and the model's break-even point against
+/// the state before it.
+fn break_evens(tabs: &[Table]) -> String {
+    let mut out = String::from(
+        "Each state's target residency (the oracle's and the governors' rule) and the energy model's break-even point against the next shallower state (us)\n\n| table | state | exit latency | target residency | break-even | the model's verdict |\n|---|---|---|---|---|---|\n",
+    );
+    for t in tabs {
+        for s in 1..t.states.len() {
+            let st = &t.states[s];
+            let target = st.target_residency_ns;
+            let (be, verdict) = match break_even_ns(t, s - 1, s) {
+                None => ("never".to_string(), "never pays".to_string()),
+                Some(b) if b == target => (us(b), "pays from its target".to_string()),
+                Some(b) if b < target => (
+                    us(b),
+                    format!(
+                        "pays {:.2} x before its target",
+                        target as f64 / b.max(1) as f64
+                    ),
+                ),
+                Some(b) => (
+                    us(b),
+                    format!(
+                        "pays only {:.2} x after its target",
+                        b as f64 / target.max(1) as f64
+                    ),
+                ),
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {s} | {} | {} | {be} | {verdict} |",
+                t.name,
+                us(st.exit_latency_ns),
+                us(target)
+            );
+        }
+    }
+    out
+}
+
+/// Per set and table: the table's share of the oracle's energy and of
+/// teo's excess over it, the governors' regret on the table alone and the
+/// cheapest state's for every period (the model's optimum, clairvoyant).
+fn per_table(corpus: &Corpus) -> String {
+    let mut out = String::from(
+        "\nPer table: its share of the set's oracle energy and of teo's excess over the oracle (pooled over tables, as the set's regret is), and the energy regret on the table alone\n\n| set | table | share of the oracle's energy % | share of teo's excess % | teo | rteo | menu | the model's optimum |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    for (name, set) in [("tuning", Set::Tuning), ("held out", Set::Heldout)] {
+        let traces = set_traces(corpus, set);
+        let all = score_of(corpus.rows, "teo", Some(set), None);
+        let all_excess = all.energy - all.oracle_energy;
+        for t in corpus.tabs {
+            let mine: Vec<_> = corpus
+                .rows
+                .iter()
+                .filter(|r| r.table == t.name && set.has(r))
+                .collect();
+            let score = |g: &str| {
+                let mut s = crate::simulate::Score::default();
+                for r in mine.iter().filter(|r| r.gov == g) {
+                    s.add(&r.score);
+                }
+                s
+            };
+            let teo = score("teo");
+            if teo.periods == 0 {
+                continue;
+            }
+            let (mut cheapest, mut oracle) = (0.0, 0.0);
+            for (tt, _, trace, _) in traces.iter().filter(|x| x.0.name == t.name) {
+                for e in trace {
+                    let qos_ns = i64::from(e.qos_us).saturating_mul(1000);
+                    cheapest += bound::cheapest_entry(tt, e);
+                    oracle += bound::oracle_energy(tt, e, qos_ns);
+                }
+            }
+            let _ = writeln!(
+                out,
+                "| {name} | {} | {:.1} | {:.1} | {:.4} | {:.4} | {:.4} | {:.4} |",
+                t.name,
+                100.0 * teo.oracle_energy / all.oracle_energy,
+                100.0 * (teo.energy - teo.oracle_energy) / all_excess,
+                teo.regret(),
+                score("rteo").regret(),
+                score("menu").regret(),
+                cheapest / oracle - 1.0,
+            );
+        }
+    }
+    out
+}
+
+/// The `--model` report.
+pub(crate) fn report(corpus: &Corpus) -> String {
+    break_evens(corpus.tabs) + &per_table(corpus)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rteo_core::rteo_core::State;
+
+    fn table(states: &[(i64, i64, f64, bool)], active_mw: f64) -> Table {
+        Table {
+            name: "test",
+            states: states
+                .iter()
+                .map(|&(lat_us, res_us, _, polling)| State {
+                    target_residency_ns: res_us * 1000,
+                    exit_latency_ns: lat_us * 1000,
+                    polling,
+                })
+                .collect(),
+            flags: vec![0; states.len()],
+            model_mw: states.iter().map(|s| s.2).collect(),
+            active_mw,
+        }
+    }
+
+    /// The closed form of the model's break-even point: P_r (L + X_r) +
+    /// A X_r = P_s (L + X_s) + A X_s.
+    #[test]
+    fn break_even_is_the_models() {
+        // WFI (1 us, 400 mW) against a power-down state (100 us, 50 mW),
+        // 1000 mW running: (1050 * 100 - 1400 * 1) / 350 = 296 us
+        let t = table(&[(1, 1, 400.0, false), (100, 1000, 50.0, false)], 1000.0);
+        assert_eq!(break_even_ns(&t, 0, 1), Some(296_000));
+        // a polling state pays no exit latency: (1100 * 10) / 500 = 22 us
+        let t = table(&[(0, 0, 600.0, true), (10, 20, 100.0, false)], 1000.0);
+        assert_eq!(break_even_ns(&t, 0, 1), Some(22_000));
+        // a deeper state that draws as much never pays; one that costs
+        // nothing to leave pays at once
+        let t = table(&[(1, 1, 400.0, false), (100, 1000, 400.0, false)], 1000.0);
+        assert_eq!(break_even_ns(&t, 0, 1), None);
+        let t = table(&[(1, 1, 400.0, false), (1, 2, 100.0, false)], 1000.0);
+        assert_eq!(break_even_ns(&t, 0, 1), Some(0));
+    }
+
+    /// The report's verdict follows the break-even point: a state whose
+    /// power makes it pay exactly from its target residency says so.
+    #[test]
+    fn verdicts() {
+        // P_1 = (400 * 1001 + 1000 * 1 - 1000 * 100) / 1100 = 274 mW makes
+        // state 1 pay from 1000 us
+        let exact = table(&[(1, 1, 400.0, false), (100, 1000, 274.0, false)], 1000.0);
+        let early = table(&[(1, 1, 400.0, false), (100, 1000, 50.0, false)], 1000.0);
+        let late = table(&[(1, 1, 400.0, false), (100, 1000, 300.0, false)], 1000.0);
+        let r = break_evens(&[exact, early, late]);
+        let lines: Vec<&str> = r.lines().filter(|l| l.starts_with("| test")).collect();
+        assert_eq!(lines.len(), 3, "{r}");
+        assert!(lines[0].ends_with("| 1000 | pays from its target |"), "{r}");
+        assert!(
+            lines[1].ends_with("| 296 | pays 3.38 x before its target |"),
+            "{r}"
+        );
+        assert!(lines[2].contains("pays only"), "{r}");
+    }
+}
