@@ -13,7 +13,8 @@
 //! deep.  The first table prints both per state; the second, per set and
 //! per table, how much of the oracle's energy and of teo's excess over it
 //! each table holds, and each governor's regret on that table alone, next
-//! to the cheapest state's.
+//! to the cheapest state's; the third, the same regrets per governor that
+//! recorded the traces.
 
 use crate::{
     bound,
@@ -149,9 +150,58 @@ fn per_table(corpus: &Corpus) -> String {
     out
 }
 
+/// The governor a recorded trace was recorded under: the last part of
+/// its name (`rec-TABLE.WORKLOAD.GOVERNOR`), `None` for a synthetic class.
+fn recorded_under(class: &str) -> Option<&str> {
+    class.strip_prefix("rec-")?.rsplit_once('.').map(|(_, g)| g)
+}
+
+/// Per set, table and the governor that recorded the traces: the
+/// governors' regrets on those traces alone, and rteo's and menu's over
+/// teo's.
+fn per_recorder(corpus: &Corpus) -> String {
+    let mut out = String::from(
+        "\nPer table and recording governor (the recorded traces only): the energy regret of each governor, and its ratio to teo's\n\n| set | table | recorded under | periods | teo | rteo | menu | rteo / teo | menu / teo |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for (name, set) in [("tuning", Set::Tuning), ("held out", Set::Heldout)] {
+        for t in corpus.tabs {
+            for rec in ["teo", "menu", "rteo"] {
+                let score = |g: &str| {
+                    let mut s = crate::simulate::Score::default();
+                    for r in corpus.rows.iter().filter(|r| {
+                        r.gov == g
+                            && r.table == t.name
+                            && set.has(r)
+                            && recorded_under(r.class) == Some(rec)
+                    }) {
+                        s.add(&r.score);
+                    }
+                    s
+                };
+                let (teo, rteo, menu) = (score("teo"), score("rteo"), score("menu"));
+                if teo.periods == 0 {
+                    continue;
+                }
+                let _ = writeln!(
+                    out,
+                    "| {name} | {} | {rec} | {} | {:.4} | {:.4} | {:.4} | {:.3} | {:.3} |",
+                    t.name,
+                    teo.periods,
+                    teo.regret(),
+                    rteo.regret(),
+                    menu.regret(),
+                    rteo.regret() / teo.regret(),
+                    menu.regret() / teo.regret(),
+                );
+            }
+        }
+    }
+    out
+}
+
 /// The `--model` report.
 pub(crate) fn report(corpus: &Corpus) -> String {
-    break_evens(corpus.tabs) + &per_table(corpus)
+    break_evens(corpus.tabs) + &per_table(corpus) + &per_recorder(corpus)
 }
 
 #[cfg(test)]
@@ -193,6 +243,17 @@ mod tests {
         assert_eq!(break_even_ns(&t, 0, 1), None);
         let t = table(&[(1, 1, 400.0, false), (1, 2, 100.0, false)], 1000.0);
         assert_eq!(break_even_ns(&t, 0, 1), Some(0));
+    }
+
+    #[test]
+    fn recorder_of_a_trace() {
+        assert_eq!(
+            recorded_under("rec-mvebu-xp-x10.cyclic8.menu"),
+            Some("menu")
+        );
+        assert_eq!(recorded_under("rec-x86-like-x10.idle.rteo"), Some("rteo"));
+        assert_eq!(recorded_under("periodic-timer"), None);
+        assert_eq!(recorded_under("rec-nodot"), None);
     }
 
     /// The report's verdict follows the break-even point: a state whose
