@@ -39,8 +39,15 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
 t0=${RCPUIDLE_CHECK_T0:-$(date +%s)}
 budget=${RCPUIDLE_CHECK_BUDGET:-5100}
 exec 3>&1
-done_line() { # PART FILE: the part's end, with its tally line, at once
-	echo "check: $1 done at $(($(date +%s) - t0)) s: $(grep -E '[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$2" 2>/dev/null | tail -n1 || true)" >&3
+cpu_s() { # CPU_S: the CPU time (user + system, s) of this shell's waited-for children
+	# (times in this shell, not in a command substitution's subshell)
+	local f=$dir/times.$BASHPID
+	times >"$f"
+	CPU_S=$(awk 'NR == 2 { s = 0; for (i = 1; i <= NF; i++) { split($i, b, "m"); s += b[1] * 60 + b[2] }; print int(s) }' "$f")
+}
+done_line() { # PART FILE: the part's end, its CPU time and its tally line, at once
+	cpu_s
+	echo "check: $1 done at $(($(date +%s) - t0)) s ($CPU_S CPU-s): $(grep -E '[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$2" 2>/dev/null | tail -n1 || true)" >&3
 }
 below() { # PID: the processes below PID
 	local c
@@ -58,7 +65,7 @@ cpu0=$(cpustat)
 	prev=$cpu0
 	while sleep 60; do
 		cur=$(cpustat)
-		echo "$prev $cur" | awk '{printf "%d ", $4 > $2 ? 100 * ($3 - $1) / ($4 - $2) : 0}' >>"$dir/cpu"
+		echo "$prev $cur" | awk '{printf "%d ", ($4 > $2 ? 100 * ($3 - $1) / ($4 - $2) : 0)}' >>"$dir/cpu"
 		prev=$cur
 	done
 } </dev/null >/dev/null 2>&1 &
@@ -185,7 +192,11 @@ done
 if [ -n "$others" ]; then
 	{
 		for arch in $others; do
+			cpu_s
+			c0=$CPU_S
 			RCPUIDLE_BUILD_NICE=${bg:+10} "$TOP/pipeline/build.sh" "$arch" >"$dir/$arch.build" 2>&1
+			cpu_s
+			echo "check: $arch built at $(($(date +%s) - t0)) s ($((CPU_S - c0)) CPU-s)" >&3
 			touch "$dir/$arch.built"
 		done
 	} &
