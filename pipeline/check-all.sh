@@ -15,8 +15,9 @@
 # the x86_64 build once its guest has started, side by side.
 # Each part's output is printed whole, in the order given, when all are
 # done, and then a line per part, green or RED with its first line of
-# failure; a line marks each part's end as it
-# comes, so that a run stopped from outside still shows what finished.
+# failure; a line marks each part's end as it comes, with the CPU time
+# the part took, so that a run stopped from outside still shows what
+# finished; last, how busy the CPUs were over the run, and per minute.
 #
 # The run keeps to a budget: RCPUIDLE_CHECK_BUDGET seconds (default 5100,
 # 85 min) from RCPUIDLE_CHECK_T0 (.ci/run sets it before the set-up) or
