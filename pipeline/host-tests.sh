@@ -102,26 +102,31 @@ fi
 # passed is kept under the hash of everything it can depend on: every
 # file git tracks here (content and path), the pristine kernel tree's
 # version, the toolchain and the command; the same inputs again (a
-# second run of one commit) are not compared again.
+# second run of one commit) are not compared again.  Outside a git
+# checkout (no list of the files) nothing is kept.
 docs_cache=$CACHE/host-docs
-inputs_key=$({
-	(cd "$TOP" && git ls-files -z | xargs -0 sha256sum) 2>/dev/null
-	readlink -f "$CACHE/src/pristine"
-	rustc --version
-	cargo --version
-} | sha256sum | cut -c1-32)
+inputs_key=
+if files=$(cd "$TOP" && git ls-files -z 2>/dev/null | xargs -0 -r sha256sum) && [ -n "$files" ]; then
+	inputs_key=$({
+		echo "$files"
+		readlink -f "$CACHE/src/pristine"
+		rustc --version
+		cargo --version
+	} | sha256sum | cut -c1-32)
+fi
 prints_doc() {
-	local what=$1 doc=$TOP/$2 hint=$3 out key
+	local what=$1 doc=$TOP/$2 hint=$3 out key=
 	shift 3
-	key=$(printf '%s\n' "$inputs_key" "${@#"$TOP"/}" | sha256sum | cut -c1-32)
-	if [ -f "$docs_cache/$key" ]; then
+	[ -z "$inputs_key" ] ||
+		key=$(printf '%s\n' "$inputs_key" "${@#"$TOP"/}" | sha256sum | cut -c1-32)
+	if [ -n "$key" ] && [ -f "$docs_cache/$key" ]; then
 		echo "host: $what prints ${doc#"$TOP"/} (compared before for the same files and toolchain, $key)"
 		p=$((p + 1))
 		return
 	fi
 	if out=$("$@" 2>&1) && [ "$out" = "$(cat "$doc")" ]; then
 		echo "host: $what prints ${doc#"$TOP"/}"; p=$((p + 1))
-		mkdir -p "$docs_cache" && touch "$docs_cache/$key"
+		[ -z "$key" ] || { mkdir -p "$docs_cache" && touch "$docs_cache/$key"; }
 	else
 		echo "host: $what differs from ${doc#"$TOP"/} or failed ($hint):"
 		diff <(echo "$out") "$doc" | head -n 8 | sed 's/^/host: /'; f=$((f + 1))
