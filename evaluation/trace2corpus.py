@@ -32,9 +32,24 @@ joined into one episode (no task ran between), so that an episode is the
 workload's idle time, not the governor's choice; with --split-forced-ticks
 (evaluation/idle_bound.py) not where that tick was one no governor could have
 stopped: the sleep length was the time to it (a timer within the tick, or
-the tick held by RCU or irq_work).  An episode that ends at
-the tick or within 20 us (or 1 %) of its sleep length is a timer wake-up,
-else an interrupt.
+the tick held by RCU or irq_work).  Where the recorder
+gave each entry's wake-up source (REC's 13th field: timer, ipi, work,
+irqN or -), an episode is a timer wake-up if the local timer woke its last
+entry, else an interrupt; where it did not (an older recording, or `-`: a
+polling state left without an interrupt), an episode that ends at the tick
+or within 20 us (or 1 %) of its sleep length is a timer wake-up, else an
+interrupt (the timing rule).
+
+The wake-up sources (wake_sources in guest-idle.json, where recorded): per
+run, how many entries each source ended (timer, ipi, work, irq: device
+interrupts, and per device interrupt number; none), and how many episodes
+the timing rule calls interrupts that came after the timer was due, by
+what really woke them.  Per table, how late the local timer's interrupt
+ended an entry whose sleep length was the time to the next clock event
+(the timer was the next event): the wake-up's time less the sleep length,
+p50 and p90 over halting and over polling states: the emulator's timer
+delivery delay to a halted CPU, measured (timer_lateness in
+guest-idle.json).
 
 The interrupt delay (irq_delay in guest-idle.json): in the pipe workload
 each wake-up is the partner's write, as soon after the CPU went idle
@@ -70,6 +85,8 @@ FAR_US = 10**9
 # busybox awk's %d made of it: INT_MIN.  No real value is that (a negative
 # sleep length is a timer a few ms overdue at most): it stands for "far".
 AWK_INT_MIN = -2147483648
+# What guest/record.sh says woke an entry.
+WAKE_SRC = re.compile(r"timer|ipi|work|irq[0-9]+|-")
 
 
 def split_rep(work):
@@ -133,6 +150,11 @@ def episodes(recs, exit_us, split_forced=False):
     """recs: one CPU's entries in time order (dicts).  split_forced: an
     entry that ended at a tick no governor could have stopped (forced())
     ends its episode."""
+    return [e for e, _ in walk(recs, exit_us, split_forced)]
+
+
+def walk(recs, exit_us, split_forced=False):
+    """episodes(), each with the index in recs of its last entry."""
     out = []
     i, n = 0, len(recs)
     while i < n:
@@ -150,16 +172,66 @@ def episodes(recs, exit_us, split_forced=False):
             break
         wake = end - start["t"] + start["enter"]
         sleep = start["sleep"]
-        if at_tick or abs(wake - sleep) <= slack(sleep):
+        woke = recs[k].get("wsrc")
+        if woke in (None, "-"):
+            timer = at_tick or abs(wake - sleep) <= slack(sleep)
+        else:
+            timer = woke == "timer"
+        if timer:
             src = "timer"
             sleep = min(sleep, wake)
         else:
             src = "irq"
         if wake > 0:
-            out.append((max(1, sleep), max(1, wake), src, max(1, start["tick"]), NO_QOS_US,
-                        recs[k]["state"]))
+            out.append(((max(1, sleep), max(1, wake), src, max(1, start["tick"]), NO_QOS_US,
+                         recs[k]["state"]), k))
         i = k + 1
     return out
+
+
+def src_class(w):
+    """The class of a recorded wake-up source: timer, ipi, work, irq, none."""
+    return "none" if w == "-" else "irq" if w.startswith("irq") else w
+
+
+def wake_sources(per_cpu_recs, exit_us):
+    """One run's wake-up sources (module docstring), or None if the
+    recorder did not give them."""
+    recs = [r for c in per_cpu_recs for r in c]
+    if not recs or any(r["wsrc"] is None for r in recs):
+        return None
+    classes, devices, late = {}, {}, {}
+    for r in recs:
+        c = src_class(r["wsrc"])
+        classes[c] = classes.get(c, 0) + 1
+        if c == "irq":
+            devices[r["wsrc"][3:]] = devices.get(r["wsrc"][3:], 0) + 1
+    for c in per_cpu_recs:
+        # the timing rule's interrupts after the timer, by their source
+        for e, k in walk([dict(r, wsrc=None) for r in c], exit_us):
+            if e[2] == "irq" and e[1] - e[0] > slack(e[0]):
+                w = src_class(c[k]["wsrc"])
+                late[w] = late.get(w, 0) + 1
+    return {"entries": classes, "device_irqs": devices,
+            "timing_rule_irq_after_timer": late}
+
+
+def timer_lateness(recs, exit_us):
+    """A table's entries the local timer ended with the timer the next
+    event: how late it came (us), p50 and p90 over halting and over polling
+    states; None where no entry was recorded with its source."""
+    late = {"halting": [], "polling": []}
+    for r in recs:
+        if r["wsrc"] != "timer" or abs(r["sleep"] - r["tick"]) > slack(r["tick"]):
+            continue
+        kind = "polling" if exit_us.get(r["state"], 0) == 0 else "halting"
+        late[kind].append(idle_of(r, exit_us) + r["enter"] - r["sleep"])
+    out = {}
+    for kind, v in late.items():
+        v.sort()
+        if v:
+            out[kind] = {"n": len(v), "p50_us": v[len(v) // 2], "p90_us": v[len(v) * 9 // 10]}
+    return out or None
 
 
 def main():
@@ -183,37 +255,41 @@ def main():
             if "REC" not in p:
                 continue
             q = p[p.index("REC"):]
-            # 12 fields; 11 in recordings from before enter_us
-            if len(q) not in (11, 12):
+            # 13 fields; 12 in recordings from before the wake-up source,
+            # 11 from before enter_us
+            if len(q) not in (11, 12, 13):
                 bad += 1
                 continue
             try:
                 table, gov, work, cpu = q[1], q[2], q[3], int(q[4])
                 t, sleep, dur, tick, state = (int(x) for x in q[5:10])
-                enter = int(q[11]) if len(q) == 12 else 0
+                enter = int(q[11]) if len(q) >= 12 else 0
             except ValueError:
                 bad += 1
                 continue
-            if not 0 <= enter < 10**6:
+            wsrc = q[12] if len(q) == 13 else None
+            if not 0 <= enter < 10**6 or (wsrc is not None and not WAKE_SRC.fullmatch(wsrc)):
                 bad += 1
                 continue
             sleep, tick = far(sleep), far(tick)
             runs.setdefault((table, work, gov), {}).setdefault(cpu, []).append(
                 {"t": t, "sleep": sleep, "dur": dur, "tick": tick, "state": state, "miss": q[10],
-                 "enter": enter})
+                 "enter": enter, "wsrc": wsrc})
     if not runs:
         sys.exit("trace2corpus: no REC lines in %s" % log)
-    guest, pipes = [], {}
+    guest, pipes, alltab = [], {}, {}
     for (table, work, gov), cpus in sorted(runs.items()):
         if work == "pipe":
             pipes.setdefault(table, []).extend(r for c in cpus.values() for r in c)
         if table not in exits:
             sys.exit("trace2corpus: no exit latencies for table %s" % table)
         eps, time, count, entries, above, below = [], {}, {}, 0, 0, 0
-        per_cpu = []
+        per_cpu, per_cpu_recs = [], []
         for cpu in sorted(cpus):
             recs = sorted(cpus[cpu], key=lambda r: r["t"])
+            per_cpu_recs.append(recs)
             per_cpu.append(episodes(recs, exits[table], split_forced))
+            alltab.setdefault(table, []).extend(recs)
             for r in recs:
                 entries += 1
                 above += r["miss"] == "above"
@@ -236,7 +312,8 @@ def main():
                       "share": {"s%d" % s: time.get(s, 0) / total
                                 for s in sorted(exits[table])},
                       "state_entries": {"s%d" % s: count.get(s, 0) for s in sorted(exits[table])},
-                      "state_time_us": {"s%d" % s: time.get(s, 0) for s in sorted(exits[table])}})
+                      "state_time_us": {"s%d" % s: time.get(s, 0) for s in sorted(exits[table])},
+                      "wake_sources": wake_sources(per_cpu_recs, exits[table])})
         sub = os.path.join(outdir, "corpus", "heldout" if heldout(work) else "tuning")
         os.makedirs(sub, exist_ok=True)
         path = os.path.join(sub, "%s.%s.%s.trace" % (table, work, gov))
@@ -247,9 +324,12 @@ def main():
             for e in eps:
                 f.write("%d %d %s %d %d %d\n" % e)
     delays = {t: irq_delay(recs, exits[t]) for t, recs in sorted(pipes.items())}
+    lateness = {t: timer_lateness(recs, exits[t]) for t, recs in sorted(alltab.items())}
+    lateness = {t: v for t, v in lateness.items() if v}
     with open(os.path.join(outdir, "guest-idle.json"), "w") as f:
         json.dump({"malformed_lines": bad, "runs": guest,
-                   "irq_delay": {t: d for t, d in delays.items() if d}}, f, indent=1)
+                   "irq_delay": {t: d for t, d in delays.items() if d},
+                   "timer_lateness": lateness}, f, indent=1)
     print("trace2corpus: %d runs, %d episodes, %d malformed lines -> %s"
           % (len(guest), sum(g["episodes"] for g in guest), bad, outdir))
     for t, d in delays.items():
@@ -257,6 +337,18 @@ def main():
               "over %d wake-ups, s%d %d us over %d)" % (d["delay_us"], d["halting_state"],
               d["halting_p50_us"], d["halting_n"], d["polling_state"], d["polling_p50_us"],
               d["polling_n"]) if d else "not estimated (no polling state, or too few wake-ups)"))
+    for t, v in lateness.items():
+        print("trace2corpus: %s: the timer's interrupt came %s" % (t, ", ".join(
+            "p50 %d us, p90 %d us late over %d %s entries" % (k["p50_us"], k["p90_us"], k["n"], kind)
+            for kind, k in sorted(v.items()))))
+    srcs = [g for g in guest if g["wake_sources"]]
+    if srcs:
+        after = {}
+        for g in srcs:
+            for w, n in g["wake_sources"]["timing_rule_irq_after_timer"].items():
+                after[w] = after.get(w, 0) + n
+        print("trace2corpus: the timing rule's interrupts after the timer, by what woke them: %s"
+              % (", ".join("%s %d" % kv for kv in sorted(after.items())) or "none"))
 
 
 if __name__ == "__main__":

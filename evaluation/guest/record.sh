@@ -14,7 +14,19 @@
 # included; miss: above, below or -; enter_us: from the sleep-length event,
 # which cpuidle_select() emits before the governor runs, to the entry: the
 # governor's select() and its tick decision), at most RCPUIDLE_RECORD_MAX
-# periods per CPU.  After each trace,
+# periods per CPU; `src`, last on the line, is what woke the CPU: the
+# first interrupt it served between entering the state and leaving it
+# (x86: the halt serves it, and the polling state polls with IRQs on):
+# `timer` (the local APIC timer, irq_vectors:local_timer_entry), `ipi`
+# (reschedule, call-function), `irqN` (device interrupt N,
+# irq:irq_handler_entry), `work` (irq_work's self-IPI), or `-` (none: a
+# polling state left on need_resched or on its poll budget).
+# Workloads: the field's tools (hackbench, perf's pipe, cyclictest with 8
+# threads, iperf3 on the loopback, ioping on tmpfs, gzip), `nullblk`
+# (dd reading 4 KiB with O_DIRECT, one request in flight, from a null_blk
+# device whose completions come from a timer, irqmode=2, after
+# NULLBLK_NS) and `wake` (idlebench's schbench-like wake-ups between two
+# CPUs).  After each trace,
 #   BENCH-META record-energy table governor workload uj
 # gives the emulated energy the driver counted over it (its debugfs energy
 # file, as guest/bench.sh reads it), for evaluation/idle_bound.py.
@@ -31,7 +43,8 @@ govs=${RCPUIDLE_RECORD_GOVS:-rteo teo menu}
 scale=${RCPUIDLE_BENCH_SCALE:-10}
 secs=${RCPUIDLE_BENCH_RECORD_SECONDS:-${RCPUIDLE_RECORD_SECONDS:-2}}
 max=${RCPUIDLE_RECORD_MAX:-3000}
-works=${RCPUIDLE_BENCH_RECORD_WORKLOADS:-${RCPUIDLE_RECORD_WORKLOADS:-idle hackbench pipe cyclic8 iperf ioping gzip}}
+works=${RCPUIDLE_BENCH_RECORD_WORKLOADS:-${RCPUIDLE_RECORD_WORKLOADS:-idle hackbench pipe cyclic8 iperf ioping gzip nullblk wake}}
+NULLBLK_NS=${RCPUIDLE_BENCH_NULLBLK_NS:-500000}
 reps=${RCPUIDLE_BENCH_RECORD_REPS:-1}
 E=/sys/kernel/debug/cpuidle_vstates/energy
 
@@ -59,9 +72,33 @@ work() {
 	gzip) end=$(($(date +%s) + secs))
 		while [ "$(date +%s)" -lt $end ]; do
 			dd if=/dev/zero bs=4k count=200 2>/dev/null | gzip | md5sum >/dev/null; usleep 3000; done ;;
+	nullblk) timeout "$secs" dd if="$nullb" of=/dev/null bs=4k iflag=direct 2>/dev/null ;;
+	wake) idlebench wake $((secs * 600)) >/dev/null 2>&1 ;;
 	*) err "unknown workload $1" ;;
 	esac
 }
+
+# the null_blk device of `nullblk`: configfs's, timer completions
+nullb=
+case " $works " in
+*" nullblk "*)
+	C=/sys/kernel/config
+	[ -d $C/nullb ] || mount -t configfs configfs $C 2>/dev/null
+	d=$C/nullb/rec
+	if mkdir $d && echo 2 >$d/irqmode && echo "$NULLBLK_NS" >$d/completion_nsec &&
+		echo 1 >$d/power && [ -b "/dev/nullb$(cat $d/index)" ]; then
+		nullb=/dev/nullb$(cat $d/index)
+		echo "BENCH-META record nullblk $nullb irqmode 2 completion_nsec $NULLBLK_NS"
+	else
+		err "no null_blk device through configfs ($d)"
+	fi ;;
+esac
+# the wake-up sources: each interrupt entry the CPU can be woken by
+wev="irq/irq_handler_entry irq_vectors/local_timer_entry irq_vectors/reschedule_entry
+irq_vectors/call_function_entry irq_vectors/call_function_single_entry irq_vectors/irq_work_entry"
+for e in $wev; do
+	[ -d $T/events/$e ] || { err "no tracepoint $e"; exit 0; }
+done
 
 # x86: until the TSC is calibrated the kernel runs on tsc-early, and the
 # tick stays periodic (every CPU woken each tick with no timer pending):
@@ -97,12 +134,14 @@ for table in $tables; do
 		done); do
 			echo >$T/trace
 			for e in cpu_idle cpu_idle_miss cpu_idle_sleep_length; do echo 1 >$T/events/power/$e/enable; done
+			for e in $wev; do echo 1 >$T/events/$e/enable; done
 			e0=$(energy)
 			echo 1 >$T/tracing_on
 			work "${run%-r[0-9]*}"
 			echo 0 >$T/tracing_on
 			e1=$(energy)
 			for e in cpu_idle cpu_idle_miss cpu_idle_sleep_length; do echo 0 >$T/events/power/$e/enable; done
+			for e in $wev; do echo 0 >$T/events/$e/enable; done
 			echo "BENCH-META record $name $g $run lost $(grep -h 'overrun:' $T/per_cpu/cpu*/stats | awk '{ s += $2 } END { print s + 0 }')"
 			echo "BENCH-META record-energy $name $g $run $((e1 - e0))"
 			awk -v pre="REC $name $g $run" -v max="$max" '
@@ -114,15 +153,22 @@ for table in $tables; do
 				split("", f)
 				for (j = i + 2; j <= NF; j++) { split($j, kv, "="); f[kv[1]] = kv[2] }
 				c = f["cpu_id"] + 0
+				# the interrupt events have no cpu_id: the CPU column
+				for (j = 1; j < i; j++) if ($j ~ /^\[[0-9]+\]$/) { cc = substr($j, 2, length($j) - 2) + 0; break }
 			}
-			function flush(c) { if (have[c]) { if (n[c]++ < max) print pre, c, rec[c], miss[c], ent[c]; have[c] = 0 } }
+			function flush(c) { if (have[c]) { if (n[c]++ < max) print pre, c, rec[c], miss[c], ent[c], ws[c]; have[c] = 0 } }
+			function woke(s) { if (inidle[cc] && src[cc] == "-") src[cc] = s }
+			ev == "local_timer_entry:" { woke("timer") }
+			ev == "reschedule_entry:" || ev == "call_function_entry:" || ev == "call_function_single_entry:" { woke("ipi") }
+			ev == "irq_work_entry:" { woke("work") }
+			ev == "irq_handler_entry:" { woke("irq" (f["irq"] + 0)) }
 			ev == "cpu_idle_sleep_length:" { flush(c); sl[c] = f["sleep_length"]; dn[c] = f["delta_next"]; tsl[c] = t; known[c] = 1 }
-			ev == "cpu_idle:" && f["state"] != "4294967295" { flush(c); st[c] = f["state"]; t0[c] = t; ent[c] = sprintf("%.0f", t - tsl[c]); inidle[c] = known[c] }
+			ev == "cpu_idle:" && f["state"] != "4294967295" { flush(c); st[c] = f["state"]; t0[c] = t; ent[c] = sprintf("%.0f", t - tsl[c]); inidle[c] = known[c]; src[c] = "-" }
 			ev == "cpu_idle:" && f["state"] == "4294967295" && inidle[c] {
 				# (%.0f: the sleep length of a CPU with no timer is
 				# about KTIME_MAX, beyond the int that %d converts to)
 				rec[c] = sprintf("%.0f %.0f %.0f %.0f %d", t0[c], sl[c] / 1000, t - t0[c], dn[c] / 1000, st[c])
-				miss[c] = "-"; have[c] = 1; inidle[c] = 0; known[c] = 0
+				miss[c] = "-"; ws[c] = src[c]; have[c] = 1; inidle[c] = 0; known[c] = 0
 			}
 			ev == "cpu_idle_miss:" && have[c] { miss[c] = f["type"] }
 			END { for (c in have) flush(c) }' $T/trace

@@ -6,7 +6,8 @@ Each check holds only if the episodes written and the guest's figures are
 what the REC lines say: far sleep lengths (a CPU with no timer, printed
 whole or as the INT_MIN of an older recorder's %d), entries joined at the
 tick, timer and interrupt wake-ups, the exit latency taken off, the
-held-out split, episodes timed from the sleep-length event.  Prints
+held-out split, episodes timed from the sleep-length event, the recorded
+wake-up sources and the timer's lateness measured from them.  Prints
 "ok NAME" or "FAIL NAME: ..." per check, then "trace2corpus self-test: N
 passed, N failed".  TRACE2CORPUS=PATH tests
 another copy (a mutant).
@@ -65,6 +66,19 @@ LINES = META + [
     rec("hackbench", 0, 2000, 300, 290, 4000, 1) + " 30",
     "REC %s teo hackbench 0 3000 300 290 4000 1 - -5" % T,  # malformed: a negative enter_us
     "REC %s teo idle 0 1 2 3" % T,  # malformed: too few fields
+    # the recorder's 13th field, what woke the entry: the local timer 337 us
+    # after it was due (the timing rule's interrupt after the timer); a
+    # device interrupt; an IPI right at the timer (the timing rule's timer);
+    # a device interrupt 500 us after the timer was due; a polling state
+    # left without an interrupt (the timing rule decides); the local timer
+    # 30 us late to a polling state; a source the recorder never prints
+    rec("src", 0, 1000, 1000, 1437, 1000, 2) + " 0 timer",
+    rec("src", 0, 10000, 5000, 720, 4000, 1) + " 0 irq24",
+    rec("src", 0, 20000, 300, 320, 300, 1) + " 0 ipi",
+    rec("src", 0, 30000, 2000, 2600, 2000, 2) + " 0 irq24",
+    rec("src", 0, 40000, 3000, 40, 3000, 0) + " 0 -",
+    rec("src", 0, 50000, 500, 530, 500, 0) + " 0 timer",
+    rec("src", 0, 60000, 500, 530, 500, 0) + " 0 nmi",  # malformed
 ] + [
     # pipe: wake-ups 7 us after entry when polling, 117 us (137 less C1's
     # 20 us exit) when halted: an interrupt delay of 110 us
@@ -101,7 +115,7 @@ def main():
     idle = traces.get(("tuning", "%s.idle.teo.trace" % T), [])
     runs = {r["workload"]: r for r in (guest or {}).get("runs", [])}
     checks = [
-        ("exit 0, two malformed lines", lambda: p.returncode == 0 and guest["malformed_lines"] == 2),
+        ("exit 0, three malformed lines", lambda: p.returncode == 0 and guest["malformed_lines"] == 3),
         ("episodes from the sleep-length event (enter_us)", lambda:
          traces.get(("tuning", "%s.hackbench.teo.trace" % T)) ==
          [["500", "350", "irq", "4000", "2000000000", "1"],
@@ -140,6 +154,22 @@ def main():
          runs["idle"]["entries"] == 7 and abs(runs["idle"]["above_per_entry"] - 1 / 7) < 1e-9 and
          abs(runs["idle"]["below_per_entry"] - 1 / 7) < 1e-9 and
          abs(runs["idle"]["share"]["s0"] - 40 / 17480) < 1e-9),
+        ("the recorded wake-up source decides timer or interrupt", lambda:
+         traces.get(("tuning", "%s.src.teo.trace" % T)) ==
+         [["1000", "1337", "timer", "1000", "2000000000", "2"],
+          ["5000", "700", "irq", "4000", "2000000000", "1"],
+          ["300", "300", "irq", "300", "2000000000", "1"],
+          ["2000", "2500", "irq", "2000", "2000000000", "2"],
+          ["3000", "40", "irq", "3000", "2000000000", "0"],
+          ["500", "530", "timer", "500", "2000000000", "0"]]),
+        ("the run's wake-up sources, and the timing rule's late interrupts by source", lambda:
+         runs["src"]["wake_sources"] == {
+             "entries": {"timer": 2, "irq": 2, "ipi": 1, "none": 1}, "device_irqs": {"24": 2},
+             "timing_rule_irq_after_timer": {"timer": 2, "irq": 1}}
+         and runs["idle"]["wake_sources"] is None),
+        ("the timer's lateness: halting and polling entries, the timer the next event", lambda:
+         guest["timer_lateness"] == {T: {"halting": {"n": 1, "p50_us": 337, "p90_us": 337},
+                                         "polling": {"n": 1, "p50_us": 30, "p90_us": 30}}}),
     ]
     rc = selftest_checks.run(checks, "trace2corpus self-test", p.stdout + p.stderr)
     shutil.rmtree(tmp)
