@@ -23,6 +23,7 @@
 #   make evaluation-docs            Documentation/evaluation/ made again
 #   make bench                      simulator + in-guest benchmarks + report
 #   make seeds                      the seeds' measurements replicated in-guest + report
+#   make record                     idle periods with wake-up sources, 3 boots -> corpus
 #
 # The kernel tree, builds and logs live in $(RCPUIDLE_CACHE)
 # (default ~/.cache/rcpuidle).  When kbuild includes this directory for an
@@ -40,7 +41,7 @@ ARCH ?=
 P := $(CURDIR)/pipeline
 E := $(CURDIR)/evaluation
 
-.PHONY: all run check host-check kernel modules qemu patches generic-c kit verdict bisect setup clean clippy parity parity-coverage select-cost sim evaluation-docs bench seeds
+.PHONY: all run check host-check kernel modules qemu patches generic-c kit verdict bisect setup clean clippy parity parity-coverage select-cost sim evaluation-docs bench seeds record
 
 all: run
 
@@ -116,6 +117,9 @@ bench: setup
 
 seeds: setup
 	@$(E)/seeds.sh $(CURDIR)/out/seeds
+
+record: setup
+	@$(E)/record-boots.sh $(CURDIR)/out/record
 
 clean:
 	rm -rf out governors/target
