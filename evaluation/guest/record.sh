@@ -84,10 +84,16 @@ case " $works " in
 *" nullblk "*)
 	C=/sys/kernel/config
 	[ -d $C/nullb ] || mount -t configfs configfs $C 2>/dev/null
-	d=$C/nullb/rec
+	# (the disk is named after its configfs directory; older kernels
+	# named it nullbINDEX)
+	d=$C/nullb/nullb-rec
 	if mkdir $d && echo 2 >$d/irqmode && echo "$NULLBLK_NS" >$d/completion_nsec &&
-		echo 1 >$d/power && [ -b "/dev/nullb$(cat $d/index)" ]; then
-		nullb=/dev/nullb$(cat $d/index)
+		echo 1 >$d/power; then
+		for b in /dev/nullb-rec "/dev/nullb$(cat $d/index)"; do
+			[ -b "$b" ] && { nullb=$b; break; }
+		done
+	fi
+	if [ -n "$nullb" ]; then
 		echo "BENCH-META record nullblk $nullb irqmode 2 completion_nsec $NULLBLK_NS"
 	else
 		err "no null_blk device through configfs ($d)"
