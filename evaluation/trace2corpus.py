@@ -200,7 +200,7 @@ def wake_sources(per_cpu_recs, exit_us):
     recs = [r for c in per_cpu_recs for r in c]
     if not recs or any(r["wsrc"] is None for r in recs):
         return None
-    classes, devices, late = {}, {}, {}
+    classes, devices, late, periods = {}, {}, {}, 0
     for r in recs:
         c = src_class(r["wsrc"])
         classes[c] = classes.get(c, 0) + 1
@@ -209,10 +209,11 @@ def wake_sources(per_cpu_recs, exit_us):
     for c in per_cpu_recs:
         # the timing rule's interrupts after the timer, by their source
         for e, k in walk([dict(r, wsrc=None) for r in c], exit_us):
+            periods += 1
             if e[2] == "irq" and e[1] - e[0] > slack(e[0]):
                 w = src_class(c[k]["wsrc"])
                 late[w] = late.get(w, 0) + 1
-    return {"entries": classes, "device_irqs": devices,
+    return {"entries": classes, "device_irqs": devices, "episodes": periods,
             "timing_rule_irq_after_timer": late}
 
 
@@ -341,14 +342,18 @@ def main():
         print("trace2corpus: %s: the timer's interrupt came %s" % (t, ", ".join(
             "p50 %d us, p90 %d us late over %d %s entries" % (k["p50_us"], k["p90_us"], k["n"], kind)
             for kind, k in sorted(v.items()))))
-    srcs = [g for g in guest if g["wake_sources"]]
-    if srcs:
-        after = {}
+    for st in ("tuning", "heldout"):
+        srcs = [g for g in guest if g["wake_sources"] and g["set"] == st]
+        if not srcs:
+            continue
+        after, n = {}, sum(g["wake_sources"]["episodes"] for g in srcs)
         for g in srcs:
-            for w, n in g["wake_sources"]["timing_rule_irq_after_timer"].items():
-                after[w] = after.get(w, 0) + n
-        print("trace2corpus: the timing rule's interrupts after the timer, by what woke them: %s"
-              % (", ".join("%s %d" % kv for kv in sorted(after.items())) or "none"))
+            for w, k in g["wake_sources"]["timing_rule_irq_after_timer"].items():
+                after[w] = after.get(w, 0) + k
+        print("trace2corpus: %s: of %d episodes the timing rule makes %d (%.1f %%) interrupts "
+              "after the timer; what woke them: %s" % (
+                  st, n, sum(after.values()), 100 * sum(after.values()) / max(n, 1),
+                  ", ".join("%s %d" % kv for kv in sorted(after.items())) or "-"))
 
 
 if __name__ == "__main__":

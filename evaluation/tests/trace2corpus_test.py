@@ -165,6 +165,7 @@ def main():
         ("the run's wake-up sources, and the timing rule's late interrupts by source", lambda:
          runs["src"]["wake_sources"] == {
              "entries": {"timer": 2, "irq": 2, "ipi": 1, "none": 1}, "device_irqs": {"24": 2},
+             "episodes": 6,
              "timing_rule_irq_after_timer": {"timer": 2, "irq": 1}}
          and runs["idle"]["wake_sources"] is None),
         ("the timer's lateness: halting and polling entries, the timer the next event", lambda:
