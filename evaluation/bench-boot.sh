@@ -22,6 +22,13 @@ arch_setup "$arch"
 "$TOP/pipeline/build.sh" "$arch"
 initrd=$BUILD/rcpuidle-bench.cpio
 RCPUIDLE_GUEST_TOOLS=$tools "$TOP/pipeline/mkinitramfs.sh" "$arch" "$initrd"
+# a scratch disk the recorder's vblk workload reads (its interrupts are a
+# device's: virtio-blk's completions)
+disk=
+if [ "$arch" = x86_64 ]; then
+	disk=$BUILD/rcpuidle-bench-disk.img
+	truncate -s 64M "$disk"
+fi
 echo "bench: booting $arch (bench kernel) for $parts (console log $log)"
 rc=0
 clock=
@@ -29,6 +36,7 @@ clock=
 # (evaluation/guest/tickcost.sh)
 [ -n "${RCPUIDLE_ICOUNT:-}" ] && clock="rcpuidle.bench.clock=icount-shift-$RCPUIDLE_ICOUNT"
 [ -n "${RCPUIDLE_ICOUNT:-}" ] && [ "$arch" = x86_64 ] && clock="$clock rcpuidle.bench.tcclock=x86-tsc"
+RCPUIDLE_QEMU_DISK=$disk \
 RCPUIDLE_CMDLINE="rcpuidle.bench.part=$parts $clock ${RCPUIDLE_CMDLINE:-} ${BENCH_ARGS:-}" \
 	"$TOP/pipeline/boot.sh" "$arch" bench "$initrd" "$log" "${BENCH_TIMEOUT:-5400}" || rc=$?
 grep -q 'BENCH-DONE' "$log" || die "the bench guest did not finish (QEMU rc $rc, log $log)"

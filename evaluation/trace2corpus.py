@@ -74,7 +74,7 @@ import os
 import re
 import sys
 
-HELDOUT = {"ioping", "cyclic8", "gzip"}
+HELDOUT = {"ioping", "cyclic8", "gzip", "vblk"}
 GAP_US = 100
 NO_QOS_US = 2000000000
 # The longest sleep length and time to the next event a trace holds, us:

@@ -53,6 +53,12 @@ else
 fi
 qemu+=(-smp 2 -kernel "$kernel" -initrd "$initrd" -append "$append"
        -nographic -no-reboot -monitor none)
+# RCPUIDLE_QEMU_DISK=FILE: a raw image as the guest's virtio-blk disk
+# (evaluation/bench-boot.sh: the recorder's device-interrupt workload)
+if [ -n "${RCPUIDLE_QEMU_DISK:-}" ]; then
+	qemu+=(-drive "file=$RCPUIDLE_QEMU_DISK,if=none,id=rcpuidle-disk,format=raw"
+	       -device virtio-blk-pci,drive=rcpuidle-disk)
+fi
 
 if [ "$mode" = shell ]; then
 	exec "${qemu[@]}"

@@ -25,8 +25,9 @@
 # threads, iperf3 on the loopback, ioping on tmpfs, gzip), `nullblk`
 # (dd reading 4 KiB with O_DIRECT, one request in flight, from a null_blk
 # device whose completions come from a timer, irqmode=2, after
-# NULLBLK_NS) and `wake` (idlebench's schbench-like wake-ups between two
-# CPUs).  After each trace,
+# NULLBLK_NS), `vblk` (ioping reading the guest's virtio-blk disk with
+# O_DIRECT every 2 ms: a device's completion interrupts) and `wake`
+# (idlebench's schbench-like wake-ups between two CPUs).  After each trace,
 #   BENCH-META record-energy table governor workload uj
 # gives the emulated energy the driver counted over it (its debugfs energy
 # file, as guest/bench.sh reads it), for evaluation/idle_bound.py.
@@ -43,7 +44,7 @@ govs=${RCPUIDLE_RECORD_GOVS:-rteo teo menu}
 scale=${RCPUIDLE_BENCH_SCALE:-10}
 secs=${RCPUIDLE_BENCH_RECORD_SECONDS:-${RCPUIDLE_RECORD_SECONDS:-2}}
 max=${RCPUIDLE_RECORD_MAX:-3000}
-works=${RCPUIDLE_BENCH_RECORD_WORKLOADS:-${RCPUIDLE_RECORD_WORKLOADS:-idle hackbench pipe cyclic8 iperf ioping gzip nullblk wake}}
+works=${RCPUIDLE_BENCH_RECORD_WORKLOADS:-${RCPUIDLE_RECORD_WORKLOADS:-idle hackbench pipe cyclic8 iperf ioping gzip nullblk vblk wake}}
 NULLBLK_NS=${RCPUIDLE_BENCH_NULLBLK_NS:-500000}
 reps=${RCPUIDLE_BENCH_RECORD_REPS:-1}
 E=/sys/kernel/debug/cpuidle_vstates/energy
@@ -73,6 +74,8 @@ work() {
 		while [ "$(date +%s)" -lt $end ]; do
 			dd if=/dev/zero bs=4k count=200 2>/dev/null | gzip | md5sum >/dev/null; usleep 3000; done ;;
 	nullblk) timeout "$secs" dd if="$nullb" of=/dev/null bs=4k iflag=direct 2>/dev/null ;;
+	vblk) ioping -D -w "$secs" -i 2ms -q /dev/vda >/dev/null 2>&1 ||
+		err "vblk: ioping on /dev/vda failed" ;;
 	wake) idlebench wake $((secs * 600)) >/dev/null 2>&1 ;;
 	*) err "unknown workload $1" ;;
 	esac
