@@ -202,12 +202,13 @@ fi
 
 # the evaluation's scripts against crafted inputs of known answers (Debian's
 # python3 has its numpy and matplotlib): the guest benchmark report, the
-# recorder's conversion into the simulator's corpus, the tick costs'
+# recorder's reading of the trace (its awk, under busybox as in the guest),
+# the recorder's conversion into the simulator's corpus, the tick costs'
 # estimates, the guest targets' check (bench_power.py), the idle
 # benchmark's energy floor (idle_bound.py) and the seeds' report (each
 # seed's direction shown, contradicted or not shown, an incomplete run
 # non-zero)
-for t in bench_report trace2corpus tickcost bench_power idle_bound seeds_report; do
+for t in bench_report record_awk trace2corpus tickcost bench_power idle_bound seeds_report; do
 	if out=$(/usr/bin/python3 "$TOP/evaluation/tests/${t}_test.py" 2>&1); then
 		echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
 	else
