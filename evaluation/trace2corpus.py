@@ -280,7 +280,7 @@ def main():
         sys.exit("trace2corpus: no REC lines in %s" % log)
     guest, pipes, alltab = [], {}, {}
     for (table, work, gov), cpus in sorted(runs.items()):
-        if work == "pipe":
+        if split_rep(work)[0] == "pipe":
             pipes.setdefault(table, []).extend(r for c in cpus.values() for r in c)
         if table not in exits:
             sys.exit("trace2corpus: no exit latencies for table %s" % table)
