@@ -9,13 +9,16 @@
 # repetitions of one boot, and evaluation/trace2corpus.py turns the REC and
 # BENCH-META lines of all boots (OUTDIR/record.log) into OUTDIR/corpus and
 # OUTDIR/guest-idle.json.  BENCH_ARGS passes rcpuidle.bench.* options
-# (record_seconds, record_workloads, tables) to every boot.  OUTDIR
+# (record_seconds, record_workloads, tables; not record_reps) to every
+# boot.  OUTDIR
 # defaults to out/record in the repository (not tracked).
 set -euo pipefail
 . "$(dirname "$0")/../pipeline/lib.sh"
 out=${1:-$TOP/out/record}
 boots=${RECORD_BOOTS:-3}
 case $boots in '' | *[!0-9]* | 0) die "record-boots: RECORD_BOOTS=$boots: a count of 1 or more" ;; esac
+# the boots are the repetitions: a boot's own (WORKLOAD-rK) would be named twice
+case " ${BENCH_ARGS:-} " in *record_reps=*) die "record-boots: record_reps: the boots are the repetitions" ;; esac
 mkdir -p "$out"
 : >"$out/record.log"
 k=1
