@@ -51,8 +51,13 @@ E=/sys/kernel/debug/cpuidle_vstates/energy
 
 err() { echo "BENCH-ERROR $*"; }
 [ -d $T/events ] || mount -t tracefs tracefs $T 2>/dev/null
-for e in cpu_idle cpu_idle_miss cpu_idle_sleep_length; do
-	[ -d $T/events/power/$e ] || { err "no tracepoint power:$e"; exit 0; }
+# the events traced: the idle ones, then each interrupt entry the CPU can
+# be woken by (the wake-up sources)
+evs="power/cpu_idle power/cpu_idle_miss power/cpu_idle_sleep_length
+irq/irq_handler_entry irq_vectors/local_timer_entry irq_vectors/reschedule_entry
+irq_vectors/call_function_entry irq_vectors/call_function_single_entry irq_vectors/irq_work_entry"
+for e in $evs; do
+	[ -d $T/events/$e ] || { err "no tracepoint $e"; exit 0; }
 done
 case $reps in '' | *[!0-9]* | 0) err "record_reps=$reps: a count of 1 or more"; exit 0 ;; esac
 [ -d /sys/kernel/debug/cpuidle_vstates ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
@@ -102,12 +107,6 @@ case " $works " in
 		err "no null_blk device through configfs ($d)"
 	fi ;;
 esac
-# the wake-up sources: each interrupt entry the CPU can be woken by
-wev="irq/irq_handler_entry irq_vectors/local_timer_entry irq_vectors/reschedule_entry
-irq_vectors/call_function_entry irq_vectors/call_function_single_entry irq_vectors/irq_work_entry"
-for e in $wev; do
-	[ -d $T/events/$e ] || { err "no tracepoint $e"; exit 0; }
-done
 
 # x86: until the TSC is calibrated the kernel runs on tsc-early, and the
 # tick stays periodic (every CPU woken each tick with no timer pending):
@@ -142,15 +141,13 @@ for table in $tables; do
 			done
 		done); do
 			echo >$T/trace
-			for e in cpu_idle cpu_idle_miss cpu_idle_sleep_length; do echo 1 >$T/events/power/$e/enable; done
-			for e in $wev; do echo 1 >$T/events/$e/enable; done
+			for e in $evs; do echo 1 >$T/events/$e/enable; done
 			e0=$(energy)
 			echo 1 >$T/tracing_on
 			work "${run%-r[0-9]*}"
 			echo 0 >$T/tracing_on
 			e1=$(energy)
-			for e in cpu_idle cpu_idle_miss cpu_idle_sleep_length; do echo 0 >$T/events/power/$e/enable; done
-			for e in $wev; do echo 0 >$T/events/$e/enable; done
+			for e in $evs; do echo 0 >$T/events/$e/enable; done
 			echo "BENCH-META record $name $g $run lost $(grep -h 'overrun:' $T/per_cpu/cpu*/stats | awk '{ s += $2 } END { print s + 0 }')"
 			echo "BENCH-META record-energy $name $g $run $((e1 - e0))"
 			awk -v pre="REC $name $g $run" -v max="$max" '
