@@ -7,8 +7,10 @@
 # workload once (evaluation/guest/record.sh, with each entry's wake-up
 # source); boot K's runs are named WORKLOAD-rK, as record_reps names the
 # repetitions of one boot, and evaluation/trace2corpus.py turns the REC and
-# BENCH-META lines of all boots (OUTDIR/record.log) into OUTDIR/corpus and
-# OUTDIR/guest-idle.json.  BENCH_ARGS passes rcpuidle.bench.* options
+# BENCH-META lines of all boots (OUTDIR/record.log, which names the kernel
+# first) into OUTDIR/corpus and OUTDIR/guest-idle.json; evaluation/
+# headline.py makes the headline of it (evaluation/recordings/ keeps the
+# one Documentation/evaluation/headline.json comes from).  BENCH_ARGS passes rcpuidle.bench.* options
 # (record_seconds, record_workloads, tables; not record_reps) to every
 # boot.  OUTDIR
 # defaults to out/record in the repository (not tracked).
@@ -20,7 +22,10 @@ case $boots in '' | *[!0-9]* | 0) die "record-boots: RECORD_BOOTS=$boots: a coun
 # the boots are the repetitions: a boot's own (WORKLOAD-rK) would be named twice
 case " ${BENCH_ARGS:-} " in *record_reps=*) die "record-boots: record_reps: the boots are the repetitions" ;; esac
 mkdir -p "$out"
-: >"$out/record.log"
+# the kernel the boots run (bench-boot.sh builds it from this tree), for
+# evaluation/headline.py; -dirty: from uncommitted changes
+echo "BENCH-META record kernel $(git -C "$TOP" describe --always --dirty --abbrev=7 2>/dev/null ||
+	echo unknown)" >"$out/record.log"
 k=1
 while [ "$k" -le "$boots" ]; do
 	log=$CACHE/logs/x86_64-record-$k.log

@@ -141,6 +141,17 @@ prints_doc "cpuidle-sim --policy-sweep" Documentation/evaluation/policy.md "eval
 # the energy model against the tables' target residencies, per table
 prints_doc "cpuidle-sim --model" Documentation/evaluation/model.md "evaluation/sim.sh writes it" \
 	"$sim" --model
+# the headline of the stored recording (make record), per table, and the
+# simulator held against the guest's own counts on it; headline.py fails
+# (so does the comparison) where the known answer or the A/A control fails
+rec_log=$TOP/evaluation/recordings/record-9a0a148.log.xz
+for x in json md; do
+	doc=headline.json
+	[ $x = json ] || doc=agreement.md
+	prints_doc "evaluation/headline.py --$x" Documentation/evaluation/$doc \
+		"evaluation/headline.py writes it" \
+		/usr/bin/python3 "$TOP/evaluation/headline.py" "$rec_log" --$x --sim "$sim"
+done
 # the experiments of Documentation/evaluation/tried/ swept on this tree:
 # teo's fractions and decay as knobs, the choice by context, rule 4's memory split
 for x in thresholds context decay; do
