@@ -32,7 +32,11 @@ joined into one episode (no task ran between), so that an episode is the
 workload's idle time, not the governor's choice; with --split-forced-ticks
 (evaluation/idle_bound.py) not where that tick was one no governor could have
 stopped: the sleep length was the time to it (a timer within the tick, or
-the tick held by RCU or irq_work).  Where the recorder
+the tick held by RCU or irq_work).  So is a polling entry that ran out of
+its poll budget (recorded source `-`, the next entry at once with the same
+sleep length and time to the tick: the same idle period, which the
+kernel measures from its start) with the entries after it: the replay
+polls, times out and chooses again itself.  Where the recorder
 gave each entry's wake-up source (REC's 13th field: timer, ipi, work,
 irqN or -), an episode is a timer wake-up if the local timer woke its last
 entry, else an interrupt; where it did not (an older recording, or `-`: a
@@ -58,8 +62,8 @@ whatever state it entered; the guest's CPU takes it at once when polling
 must be woken).  Per table with a polling state, over every governor's pipe
 run: the median idle time of the interrupt wake-ups from the shallowest
 halting state less that from the polling state (an interrupt wake-up: not
-at the tick, more than 20 us (or 1 %) before the timer; a polling state:
-exit latency 0).
+at the tick, more than 20 us (or 1 %) before the timer, not a poll that ran
+out of budget; a polling state: exit latency 0).
 
 MAX caps the episodes written per trace (the first MAX of each CPU in
 turn; default: all); the guest-idle.json figures use every entry.
@@ -127,7 +131,8 @@ def irq_delay(recs, exit_us):
     if not polling or not halting:
         return None
     idle = {s: sorted(idle_of(r, exit_us) for r in recs
-                      if r["state"] == s and is_irq(r, idle_of(r, exit_us)))
+                      if r["state"] == s and not r.get("polled_out")
+                      and is_irq(r, idle_of(r, exit_us)))
             for s in (polling[0], halting[0])}
     if min(len(v) for v in idle.values()) < 20:
         return None
@@ -136,6 +141,21 @@ def irq_delay(recs, exit_us):
             "polling_p50_us": med[polling[0]], "halting_p50_us": med[halting[0]],
             "polling_n": len(idle[polling[0]]), "halting_n": len(idle[halting[0]]),
             "delay_us": max(0, med[halting[0]] - med[polling[0]])}
+
+
+def polled_out(recs, k):
+    """recs[k] a polling entry that ran out of its poll budget: no
+    interrupt ended it (recorded source "-") and the next entry continues
+    the same idle period at once: the same sleep length and time to the
+    tick, which the kernel measures from the idle period's start
+    (tick_nohz_get_sleep_length() from ts->idle_entrytime, set again only
+    when the CPU enters the idle loop anew or leaves an interrupt).  A
+    need_resched() wake-up runs a task and starts a new idle period."""
+    if k + 1 >= len(recs) or recs[k].get("wsrc") != "-":
+        return False
+    r, nx = recs[k], recs[k + 1]
+    return (nx["sleep"] == r["sleep"] and nx["tick"] == r["tick"]
+            and nx["t"] - (r["t"] + r["dur"]) < GAP_US)
 
 
 def forced(r):
@@ -167,6 +187,11 @@ def walk(recs, exit_us, split_forced=False):
             at_tick = abs(idle - r["tick"]) <= slack(r["tick"])
             if (at_tick and k + 1 < n and recs[k + 1]["t"] - (r["t"] + r["dur"]) < GAP_US
                     and not (split_forced and forced(r))):
+                k += 1
+                continue
+            # a poll that ran out of budget did not end the idle period: the
+            # governor chose again, and the replay does the same
+            if polled_out(recs, k):
                 k += 1
                 continue
             break
@@ -288,6 +313,8 @@ def main():
         per_cpu, per_cpu_recs = [], []
         for cpu in sorted(cpus):
             recs = sorted(cpus[cpu], key=lambda r: r["t"])
+            for k, r in enumerate(recs):
+                r["polled_out"] = polled_out(recs, k)
             per_cpu_recs.append(recs)
             per_cpu.append(episodes(recs, exits[table], split_forced))
             alltab.setdefault(table, []).extend(recs)

@@ -7,7 +7,8 @@ what the REC lines say: far sleep lengths (a CPU with no timer, printed
 whole or as the INT_MIN of an older recorder's %d), entries joined at the
 tick, timer and interrupt wake-ups, the exit latency taken off, the
 held-out split, episodes timed from the sleep-length event, the recorded
-wake-up sources and the timer's lateness measured from them.  Prints
+wake-up sources and the timer's lateness measured from them, a poll that
+ran out of budget joined to its idle period.  Prints
 "ok NAME" or "FAIL NAME: ..." per check, then "trace2corpus self-test: N
 passed, N failed".  TRACE2CORPUS=PATH tests
 another copy (a mutant).
@@ -79,6 +80,15 @@ LINES = META + [
     rec("src", 0, 40000, 3000, 40, 3000, 0) + " 0 -",
     rec("src", 0, 50000, 500, 530, 500, 0) + " 0 timer",
     rec("src", 0, 60000, 500, 530, 500, 0) + " 0 nmi",  # malformed
+    # a poll that ran out of its budget after 25 us, the idle period going
+    # on in C1 at once (the same sleep length and time to the tick) until
+    # its timer 900 us from the start: one episode; then a poll left on
+    # need_resched after 30 us (no interrupt), a task, and a new idle
+    # period (another sleep length): two
+    rec("poll", 0, 1000, 900, 25, 4000, 0) + " 0 -",
+    rec("poll", 0, 1030, 900, 880, 4000, 1) + " 0 timer",
+    rec("poll", 0, 3000, 2000, 30, 4000, 0) + " 0 -",
+    rec("poll", 0, 3040, 1900, 1920, 4000, 1) + " 0 timer",
 ] + [
     # pipe: wake-ups 7 us after entry when polling, 117 us (137 less C1's
     # 20 us exit) when halted: an interrupt delay of 110 us
@@ -173,6 +183,11 @@ def main():
              "episodes": 6,
              "timing_rule_irq_after_timer": {"timer": 2, "irq": 1}}
          and runs["idle"]["wake_sources"] is None),
+        ("a poll out of budget goes on with its idle period, a need_resched wake-up ends it",
+         lambda: traces.get(("tuning", "%s.poll.teo.trace" % T)) ==
+         [["890", "890", "timer", "4000", "2000000000", "1"],
+          ["2000", "30", "irq", "4000", "2000000000", "0"],
+          ["1900", "1900", "timer", "4000", "2000000000", "1"]]),
         ("the timer's lateness: halting and polling entries, the timer the next event", lambda:
          guest["timer_lateness"] == {T: {"halting": {"n": 1, "p50_us": 337, "p90_us": 337},
                                          "polling": {"n": 1, "p50_us": 30, "p90_us": 30}}}),
