@@ -74,6 +74,7 @@ import tempfile
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, TOP)
 from evaluation.fidelity import RELAX_NS, TOL, FLOOR, replay, simulator, within  # noqa: E402
+from evaluation.trace2corpus import split_rep  # noqa: E402
 
 GOVS = ["rteo", "teo", "menu", "rteo-parity"]
 RECORDED = ["rteo", "teo", "menu"]
@@ -83,11 +84,11 @@ KNOWN = "vblk"
 
 
 def base(workload):
-    return workload.rsplit("-r", 1)[0]
+    return split_rep(workload)[0]
 
 
 def boot(workload):
-    return int(workload.rsplit("-r", 1)[1]) if "-r" in workload else 1
+    return split_rep(workload)[1]
 
 
 def interval(stat, units, seed):
