@@ -23,10 +23,12 @@ arch_setup "$arch"
 initrd=$BUILD/rcpuidle-bench.cpio
 RCPUIDLE_GUEST_TOOLS=$tools "$TOP/pipeline/mkinitramfs.sh" "$arch" "$initrd"
 # a scratch disk the recorder's vblk workload reads (its interrupts are a
-# device's: virtio-blk's completions)
+# device's: virtio-blk's completions); one per boot, so that two bench
+# boots can run side by side (QEMU locks the image it writes)
 disk=
 if [ "$arch" = x86_64 ]; then
-	disk=$BUILD/rcpuidle-bench-disk.img
+	disk=$(mktemp "$BUILD/rcpuidle-bench-disk.XXXXXX")
+	trap 'rm -f "$disk"' EXIT
 	truncate -s 64M "$disk"
 fi
 echo "bench: booting $arch (bench kernel) for $parts (console log $log)"

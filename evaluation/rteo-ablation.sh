@@ -23,7 +23,7 @@ episodes=${1:-12000}
 only=${2:-}
 # in the order of the bits (Documentation/admin-guide/pm/rteo.rst, "Default mode")
 names=("1 polling cascade" "2 timed-out polling slices carried"
-	"3 tight QoS does not skip the sleep length" "4 a shorter memory")
+	"3 tight QoS does not skip the sleep length")
 all=$(((1 << ${#names[@]}) - 1))
 
 cargo build --quiet --release --manifest-path "$TOP/tools/cpuidle-sim/Cargo.toml"

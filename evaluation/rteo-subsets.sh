@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # rteo-subsets.sh [ALWAYS]: rteo's default mode with every subset of its
-# rules, the rules of the mask ALWAYS (default 0: none; the 16 subsets of
-# the four rules take seconds) always in force.  For each subset: the
+# rules, the rules of the mask ALWAYS (default 0: none; the 8 subsets of
+# the three rules take seconds) always in force.  For each subset: the
 # simulator's tuning set (energy regret; cpuidle-sim --rules) and every
 # recorded trace replayed in the emulated world (evaluation/fidelity.py
 # --cross-only, the model's parameters those of the boot that recorded the
@@ -18,7 +18,7 @@ CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
 export PATH="$HOME/.cargo/bin:$PATH"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$CACHE/cargo-target}
 always=$((${1:-0}))
-nrules=4
+nrules=3
 all=$(((1 << nrules) - 1))
 ((always & ~all)) && { echo "rteo-subsets: ALWAYS must be a mask of rules 1-$nrules" >&2; exit 2; }
 

@@ -152,12 +152,6 @@ for x in json md; do
 		"evaluation/headline.py writes it" \
 		/usr/bin/python3 "$TOP/evaluation/headline.py" "$rec_log" --$x --sim "$sim"
 done
-# the experiments of Documentation/evaluation/tried/ swept on this tree:
-# teo's fractions and decay as knobs, the choice by context, rule 4's memory split
-for x in thresholds context decay; do
-	prints_doc "evaluation/rteo-sweep.sh $x" Documentation/evaluation/$x.md \
-		"the script writes it" "$TOP/evaluation/rteo-sweep.sh" $x
-done
 
 # rteo vs the kernel's teo.c: a fixed-seed subset (make parity runs more),
 # then the mutants that prove the harness can fail
