@@ -50,6 +50,15 @@ done_line() { # PART FILE: the part's end, its CPU time and its tally line, at o
 	cpu_s
 	echo "check: $1 done at $(($(date +%s) - t0)) s ($CPU_S CPU-s): $(grep -E '[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$2" 2>/dev/null | tail -n1 || true)" >&3
 }
+# wait_done PID: until the background part PID has ended.  Its status is
+# not used (each part leaves an .rc file, read below).  On a long run the
+# PIDs wrap (pid_max 32768 here) and bash forgets a finished child's status
+# once a later child gets its PID; wait then says "pid N is not a child of
+# this shell" and returns at once, which is right: that part has ended.
+wait_done() {
+	wait "$1" 2>/dev/null
+	return 0
+}
 below() { # PID: the processes below PID
 	local c
 	for c in $(pgrep -P "$1"); do
@@ -224,12 +233,12 @@ for arch in $others; do
 	} &
 	otherpids="$otherpids $!"
 done
-[ -z "$others" ] || wait "$builds"
-for q in $otherpids; do wait "$q"; done
-[ -z "$kunitpid" ] || wait "$kunitpid"
-[ -z "$bg" ] || wait "$bg"
-for q in $partpids; do wait "$q"; done
-wait "$hostpid"
+[ -z "$others" ] || wait_done "$builds"
+for q in $otherpids; do wait_done "$q"; done
+[ -z "$kunitpid" ] || wait_done "$kunitpid"
+[ -z "$bg" ] || wait_done "$bg"
+for q in $partpids; do wait_done "$q"; done
+wait_done "$hostpid"
 kill $(below "$watchdog") "$watchdog" $(below "$sampler") "$sampler" 2>/dev/null
 # each part: its output, its tally; a part whose status is not 0 is red
 # and counts at least one failure, whatever its own counts say, and the
