@@ -144,7 +144,7 @@ prints_doc "cpuidle-sim --model" Documentation/evaluation/model.md "evaluation/s
 # the headline of the stored recording (make record), per table, and the
 # simulator held against the guest's own counts on it; headline.py fails
 # (so does the comparison) where the known answer or the A/A control fails
-rec_log=$TOP/evaluation/recordings/record-d7dabc5.log.xz
+rec_log=$TOP/evaluation/recordings/record-3834fea.log.xz
 for x in json md; do
 	doc=headline.json
 	[ $x = json ] || doc=agreement.md
