@@ -123,6 +123,19 @@ def replay(binary, trace, table, gov, model):
             return json.load(f), None
 
 
+def traced_energy(run, sim):
+    """The energy model over a guest run's traced entries (guest-idle.json's
+    per-state entries and time), uJ, with the model a replay of its table
+    reports (sim: its JSON): each state's power over its time, each entry's
+    own energy (cpuidle_tables.rs's entry_nj, as drivers/cpuidle/vstates.rs
+    charges it)."""
+    nj = 0.0
+    for s, us in run["state_time_us"].items():
+        nj += sim["model_mw"][s] * us
+        nj += sim["entry_nj"][s] * run["state_entries"][s]
+    return nj / 1000
+
+
 def metrics(run):
     """The compared metrics of a run of guest-idle.json or of a replay."""
     m = {k: run[k] for k in RATES}

@@ -10,8 +10,8 @@ benchmark's own window, `sleep 2` on an idle guest).
 For every trace: the emulated energy the driver counted over its window
 (its record-energy line: what the benchmark measures), the driver's
 energy model (drivers/cpuidle/vstates.rs: each state's power over its
-time, the exit latency at active power per entry; the powers from
-`cpuidle-sim --replay`) over the traced entries alone, and, from
+time, each entry's own energy, derived from the target residencies:
+cpuidle_tables.rs's entry_nj; the model from `cpuidle-sim --replay`) over the traced entries alone, and, from
 `cpuidle-sim --replay`, the energy model's optimum for the same idle
 periods (the cheapest single entry for each, clairvoyant) and the oracle's
 (the deepest state whose target residency fits each).  A period is as long
@@ -52,17 +52,6 @@ bench_report = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_report)
 
 
-def traced_energy(run, sim):
-    """The driver's energy model over the traced entries (guest-idle.json's
-    per-state entries and time), uJ: each state's power over its time, the
-    exit latency at active power per entry (drivers/cpuidle/vstates.rs)."""
-    nj = 0.0
-    for s, us in run["state_time_us"].items():
-        nj += sim["model_mw"][s] * us
-        nj += sim["active_mw"] * sim["exit_latency_ns"][s] / 1000 * run["state_entries"][s]
-    return nj / 1000
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("log")
@@ -92,7 +81,7 @@ def main():
             problems.append("%s: replay failed: %s" % (name, err))
             continue
         data.setdefault((r["table"], r["governor"]), {})[rep] = (
-            traced_energy(r, sim), float(sim["optimum_energy_uj"]), int(sim["periods"]),
+            fidelity.traced_energy(r, sim), float(sim["optimum_energy_uj"]), int(sim["periods"]),
             float(r["energy_uj"]), float(sim["oracle_energy_uj"]))
     if not data:
         problems.append("no idle traces in %s" % args.log)

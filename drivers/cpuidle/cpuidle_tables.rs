@@ -35,20 +35,17 @@ pub struct Spec {
     /// `CPUIDLE_FLAG_*` bits.
     pub flags: u32,
     /// Power drawn in the state in the energy model of the emulated driver
-    /// and the simulator, mW.
+    /// and the simulator, mW ([`entry_nj`]).
     pub model_mw: u32,
 }
 
-/// A platform's table and the power of its running CPU (the energy model
-/// charges each entry with the exit latency spent at active power).
+/// A platform's table.
 #[derive(Clone, Copy, Debug)]
 pub struct Table {
     /// Name used by the test driver's `table=` parameter and the tools.
     pub name: &'static str,
     /// The states, shallowest first.
     pub states: &'static [Spec],
-    /// Power of a running CPU in the energy model, mW.
-    pub active_mw: u32,
 }
 
 /// A state: name, description, exit latency (us), target residency (us),
@@ -165,37 +162,32 @@ pub const X86_LIKE: &[Spec] = &[
 ///
 /// The model powers follow the drivers' `power_usage` where upstream gives
 /// one (mvebu, x86-like); elsewhere they are plausible relative values,
-/// meant only for comparing governors on the same table.
+/// meant only for comparing governors on the same table.  Each entry's own
+/// energy follows from the target residencies ([`entry_nj`]).
 pub const TABLES: &[Table] = &[
     Table {
         name: "mvebu-xp",
         states: MVEBU_XP,
-        active_mw: 1000,
     },
     Table {
         name: "mvebu-370",
         states: MVEBU_370,
-        active_mw: 1000,
     },
     Table {
         name: "mvebu-38x",
         states: MVEBU_38X,
-        active_mw: 1000,
     },
     Table {
         name: "pseries-dedicated",
         states: PSERIES_DEDICATED,
-        active_mw: 4000,
     },
     Table {
         name: "pseries-xcede",
         states: PSERIES_XCEDE,
-        active_mw: 4000,
     },
     Table {
         name: "x86-like",
         states: X86_LIKE,
-        active_mw: 3000,
     },
 ];
 
@@ -248,14 +240,86 @@ pub const SEED_TABLES: &[Table] = &[
     Table {
         name: "mvebu-xp-2014",
         states: MVEBU_XP_2014,
-        active_mw: 1000,
     },
     Table {
         name: "msm8916",
         states: MSM8916,
-        active_mw: 1000,
     },
 ];
+
+/// The energy model of the emulated driver and the simulator: one entry of
+/// state `i` of `states` that the kernel counts `t` us in (its residency,
+/// the exit latency included) costs `model_mw * t + entry_nj(states, i)`
+/// nJ.
+///
+/// The per-entry energy is not a free parameter: it is what makes each
+/// state's target residency its break-even point, as
+/// Documentation/admin-guide/pm/cpuidle.rst defines the target residency
+/// (the shortest time in the state that saves more energy than a shallower
+/// one).  For an idle period of length `T_i`, the target residency of
+/// state `i`, state `i - 1` and state `i` cost the same:
+///
+/// `E_i = E_(i-1) + P_(i-1) * (T_i + L_(i-1)) - P_i * (T_i + L_i)`,
+/// `E_0 = 0`
+///
+/// (`P` the model power, `L` the exit latency, which the kernel counts in
+/// the residency).  With powers that fall and targets that rise from state
+/// to state, each state is then the cheapest exactly from its target
+/// residency to the next state's, so the deepest state whose target fits
+/// the idle period (the governors' and the oracle's rule) is the model's
+/// optimum.  The tables' targets are the drivers' real numbers and their
+/// powers partly made up, so the model follows the targets, not the other
+/// way round.  `None` for a table that cannot be made consistent (a power
+/// that does not fall, or an entry energy below the previous state's).
+pub const fn entry_nj(states: &[Spec], i: usize) -> Option<u64> {
+    if i >= states.len() {
+        return None;
+    }
+    let mut e: u64 = 0;
+    let mut k = 1;
+    while k <= i {
+        let (a, b) = (&states[k - 1], &states[k]);
+        if b.model_mw >= a.model_mw || b.target_residency_us < a.target_residency_us {
+            return None;
+        }
+        let t = b.target_residency_us as u64;
+        let gain = a.model_mw as u64 * (t + a.exit_latency_us as u64);
+        let cost = b.model_mw as u64 * (t + b.exit_latency_us as u64);
+        if gain < cost {
+            return None;
+        }
+        e += gain - cost;
+        k += 1;
+    }
+    Some(e)
+}
+
+/// Whether every state of `states` has an [`entry_nj`].
+const fn consistent(states: &[Spec]) -> bool {
+    let mut i = 0;
+    while i < states.len() {
+        if entry_nj(states, i).is_none() {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+// Every table's energy model is consistent with its target residencies:
+// a table that is not does not build.
+const _: () = {
+    let mut i = 0;
+    while i < TABLES.len() {
+        assert!(consistent(TABLES[i].states));
+        i += 1;
+    }
+    let mut i = 0;
+    while i < SEED_TABLES.len() {
+        assert!(consistent(SEED_TABLES[i].states));
+        i += 1;
+    }
+};
 
 /// The table called `name`, of `TABLES` or `SEED_TABLES`.
 pub fn by_name(name: &[u8]) -> Option<&'static Table> {

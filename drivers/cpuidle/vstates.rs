@@ -19,9 +19,10 @@
 //! whose own wake-up cost would swamp the real table's latencies.
 //!
 //! `/sys/kernel/debug/cpuidle_vstates/energy` gives the emulated energy per
-//! CPU in the table's model: for every state, time in it at the state's
-//! model power, plus each entry's exit latency at the active power, so
-//! that governors can be compared by the energy they spend on one table.
+//! CPU in the table's model (`cpuidle_tables::entry_nj`): for every state,
+//! time in it at the state's model power, plus each entry's own energy,
+//! derived from the target residencies, so that governors can be compared
+//! by the energy they spend on one table.
 
 use kernel::{
     cpu::{
@@ -196,15 +197,16 @@ impl Emulated {
                 };
                 any = true;
                 let us = div_u64(st.time_ns, 1000);
-                // mW x us = nJ; each entry pays the exit latency at
-                // active power.
+                // mW x us = nJ, plus each entry's own energy, which scales
+                // with the table's times.  Every table has one: a table
+                // without does not build.
+                let entry = cpuidle_tables::entry_nj(t.states, i).unwrap_or(0);
                 nj = nj
                     .saturating_add(us.saturating_mul(u64::from(spec.model_mw)))
-                    .saturating_add(st.usage.saturating_mul(
-                        u64::from(spec.exit_latency_us)
-                            * u64::from(self.scale)
-                            * u64::from(t.active_mw),
-                    ));
+                    .saturating_add(
+                        st.usage
+                            .saturating_mul(entry.saturating_mul(u64::from(self.scale))),
+                    );
                 line[i] = (st.usage, us);
             }
             if !any {

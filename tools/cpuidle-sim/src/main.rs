@@ -93,8 +93,10 @@
 //!   as the idle loop does.  Open loop across episodes: when the next task
 //!   runs is given by the trace, not by the decisions.
 //! * Energy in the table's model (as the emulated-state driver reports it):
-//!   the measured residency at the state's model power plus the exit
-//!   latency at active power, per entry.  The oracle enters, once per
+//!   the measured residency at the state's model power plus, per entry,
+//!   the state's own entry energy (`cpuidle_tables::entry_nj`: what makes
+//!   each target residency the state's break-even point, so that the
+//!   oracle below is the model's optimum).  The oracle enters, once per
 //!   episode, the deepest state whose residency fits the real idle time and
 //!   whose exit latency fits the QoS limit; regret is energy / oracle
 //!   energy - 1.  The oracle's entries are classified by the kernel's rule

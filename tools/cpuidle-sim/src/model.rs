@@ -4,13 +4,14 @@
 //!
 //! A governor (and the oracle, [`crate::simulate::oracle`]) takes a state
 //! once the idle time reaches its target residency.  The energy model
-//! ([`bound::entry`]: the residency at the state's power plus the exit
-//! latency at active power) has its own break-even point for each state
-//! against the next shallower one: the idle time from which one entry of
-//! the deeper state costs no more.  Where the two differ, the oracle is not
-//! the model's optimum (the regret of the cheapest state for every period
-//! is below 0) and a lower regret can reward entries the kernel counts too
-//! deep.  The first table prints both per state; the second, per set and
+//! ([`bound::entry`]: the residency at the state's power plus the entry's
+//! own energy) has its own break-even point for each state against the
+//! next shallower one: the idle time from which one entry of the deeper
+//! state costs no more.  The entry energies are derived from the target
+//! residencies (`cpuidle_tables::entry_nj`) so that the two agree: the
+//! oracle is the model's optimum (the cheapest state for every period
+//! scores a regret of 0) and a lower regret cannot reward entries the
+//! kernel counts too deep.  The first table shows it holds.  The first table prints both per state; the second, per set and
 //! per table, how much of the oracle's energy and of teo's excess over it
 //! each table holds, and each governor's regret on that table alone, next
 //! to the cheapest state's; the third, the same regrets per governor that
@@ -209,12 +210,14 @@ mod tests {
     use super::*;
     use rteo_core::rteo_core::State;
 
-    fn table(states: &[(i64, i64, f64, bool)], active_mw: f64) -> Table {
+    /// A table of (exit latency us, target residency us, power mW, entry
+    /// energy nJ, polling) states.
+    fn table(states: &[(i64, i64, f64, f64, bool)]) -> Table {
         Table {
             name: "test",
             states: states
                 .iter()
-                .map(|&(lat_us, res_us, _, polling)| State {
+                .map(|&(lat_us, res_us, _, _, polling)| State {
                     target_residency_ns: res_us * 1000,
                     exit_latency_ns: lat_us * 1000,
                     polling,
@@ -222,27 +225,75 @@ mod tests {
                 .collect(),
             flags: vec![0; states.len()],
             model_mw: states.iter().map(|s| s.2).collect(),
-            active_mw,
+            entry_nj: states.iter().map(|s| s.3).collect(),
         }
     }
 
     /// The closed form of the model's break-even point: P_r (L + X_r) +
-    /// A X_r = P_s (L + X_s) + A X_s.
+    /// E_r = P_s (L + X_s) + E_s.
     #[test]
     fn break_even_is_the_models() {
-        // WFI (1 us, 400 mW) against a power-down state (100 us, 50 mW),
-        // 1000 mW running: (1050 * 100 - 1400 * 1) / 350 = 296 us
-        let t = table(&[(1, 1, 400.0, false), (100, 1000, 50.0, false)], 1000.0);
-        assert_eq!(break_even_ns(&t, 0, 1), Some(296_000));
-        // a polling state pays no exit latency: (1100 * 10) / 500 = 22 us
-        let t = table(&[(0, 0, 600.0, true), (10, 20, 100.0, false)], 1000.0);
-        assert_eq!(break_even_ns(&t, 0, 1), Some(22_000));
+        // WFI (1 us, 400 mW) against a power-down state (100 us, 50 mW)
+        // with no entry energy: (50 * 100 - 400 * 1) / 350 = 13.143 us
+        let t = table(&[(1, 1, 400.0, 0.0, false), (100, 1000, 50.0, 0.0, false)]);
+        assert_eq!(break_even_ns(&t, 0, 1), Some(13_143));
+        // with 345400 nJ of its own: (5000 + 345400 - 400) / 350 = 1000 us
+        let t = table(&[
+            (1, 1, 400.0, 0.0, false),
+            (100, 1000, 50.0, 345_400.0, false),
+        ]);
+        assert_eq!(break_even_ns(&t, 0, 1), Some(1_000_000));
         // a deeper state that draws as much never pays; one that costs
-        // nothing to leave pays at once
-        let t = table(&[(1, 1, 400.0, false), (100, 1000, 400.0, false)], 1000.0);
+        // nothing pays at once
+        let t = table(&[(1, 1, 400.0, 0.0, false), (100, 1000, 400.0, 1.0, false)]);
         assert_eq!(break_even_ns(&t, 0, 1), None);
-        let t = table(&[(1, 1, 400.0, false), (1, 2, 100.0, false)], 1000.0);
+        let t = table(&[(1, 1, 400.0, 0.0, false), (1, 2, 100.0, 0.0, false)]);
         assert_eq!(break_even_ns(&t, 0, 1), Some(0));
+    }
+
+    /// Every table's model breaks even at its target residencies, as the
+    /// tables define them (cpuidle_tables::entry_nj), time-scaled too; and
+    /// for any idle time the cheapest state is the deepest whose target
+    /// residency fits it, the oracle's choice, so that regret's zero is the
+    /// model's optimum.
+    #[test]
+    fn every_table_breaks_even_at_its_targets() {
+        let mut names: Vec<String> = Vec::new();
+        for t in crate::table::tables() {
+            names.push(t.name.to_string());
+            names.push(format!("{}-x10", t.name));
+        }
+        names.extend(["mvebu-xp-2014", "msm8916", "msm8916-x1000"].map(String::from));
+        for name in &names {
+            let t = crate::table::table_named(name).unwrap();
+            for s in 1..t.states.len() {
+                assert_eq!(
+                    break_even_ns(&t, s - 1, s),
+                    Some(t.states[s].target_residency_ns),
+                    "{name} state {s}"
+                );
+            }
+            let last = t.states.last().unwrap().target_residency_ns;
+            for k in 0..=4000 {
+                let len = k * (2 * last / 4000).max(1);
+                let cheapest = (0..t.states.len())
+                    .min_by(|&a, &b| {
+                        let (ea, eb) = (bound::entry(&t, a, len).0, bound::entry(&t, b, len).0);
+                        // a tie goes to the deeper state, as the oracle's
+                        ea.partial_cmp(&eb).unwrap().then(b.cmp(&a))
+                    })
+                    .unwrap();
+                let oracle = crate::simulate::oracle(&t, len, i64::MAX);
+                let (ec, eo) = (
+                    bound::entry(&t, cheapest, len).0,
+                    bound::entry(&t, oracle, len).0,
+                );
+                assert!(
+                    cheapest == oracle || (ec - eo).abs() < 1e-6 * eo,
+                    "{name} {len} ns: cheapest {cheapest}, oracle {oracle}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -257,20 +308,24 @@ mod tests {
     }
 
     /// The report's verdict follows the break-even point: a state whose
-    /// power makes it pay exactly from its target residency says so.
+    /// entry energy makes it pay exactly from its target residency says so.
     #[test]
     fn verdicts() {
-        // P_1 = (400 * 1001 + 1000 * 1 - 1000 * 100) / 1100 = 274 mW makes
-        // state 1 pay from 1000 us
-        let exact = table(&[(1, 1, 400.0, false), (100, 1000, 274.0, false)], 1000.0);
-        let early = table(&[(1, 1, 400.0, false), (100, 1000, 50.0, false)], 1000.0);
-        let late = table(&[(1, 1, 400.0, false), (100, 1000, 300.0, false)], 1000.0);
+        let exact = table(&[
+            (1, 1, 400.0, 0.0, false),
+            (100, 1000, 50.0, 345_400.0, false),
+        ]);
+        let early = table(&[(1, 1, 400.0, 0.0, false), (100, 1000, 50.0, 0.0, false)]);
+        let late = table(&[
+            (1, 1, 400.0, 0.0, false),
+            (100, 1000, 50.0, 700_000.0, false),
+        ]);
         let r = break_evens(&[exact, early, late]);
         let lines: Vec<&str> = r.lines().filter(|l| l.starts_with("| test")).collect();
         assert_eq!(lines.len(), 3, "{r}");
         assert!(lines[0].ends_with("| 1000 | pays from its target |"), "{r}");
         assert!(
-            lines[1].ends_with("| 296 | pays 3.38 x before its target |"),
+            lines[1].ends_with("| 13.143 | pays 76.09 x before its target |"),
             "{r}"
         );
         assert!(lines[2].contains("pays only"), "{r}");

@@ -278,7 +278,7 @@ pub(crate) fn simulate(
                 sc.below_tick += u64::from(e.by_tick);
                 sc.below_poll += u64::from(e.poll_time_limit);
             }
-            sc.energy += t.model_mw[idx] * e.residency_ns as f64 + t.active_mw * lat as f64;
+            sc.energy += t.entry_energy(idx, i64::try_from(e.residency_ns).unwrap_or(i64::MAX));
             if by_wake && ep.src == Src::Irq {
                 sc.irq_wakes += 1;
                 sc.irq_latency_ns += lat as f64;
@@ -299,7 +299,7 @@ pub(crate) fn simulate(
                 let (a, b) = account(&t.states, 0, o, diff);
                 sc.oracle_above += u64::from(a);
                 sc.oracle_below += u64::from(b);
-                let oe = t.model_mw[o] * diff as f64 + t.active_mw * ol as f64;
+                let oe = t.entry_energy(o, diff);
                 sc.oracle_energy += oe;
                 let kind = if deep {
                     0

@@ -20,10 +20,19 @@ pub(crate) struct Table {
     /// emulated-state driver registers no other flag that matters here).
     pub(crate) flags: Vec<u32>,
     pub(crate) model_mw: Vec<f64>,
-    pub(crate) active_mw: f64,
+    /// Each state's own energy per entry, nJ (`cpuidle_tables::entry_nj`,
+    /// time-scaled with the table).
+    pub(crate) entry_nj: Vec<f64>,
 }
 
 impl Table {
+    /// The energy model's cost of one entry of state `s` that the kernel
+    /// counts `residency_ns` in (the exit latency included), pJ (mW x ns),
+    /// as the emulated-state driver's energy file charges it.
+    pub(crate) fn entry_energy(&self, s: usize, residency_ns: i64) -> f64 {
+        self.model_mw[s] * residency_ns as f64 + 1000.0 * self.entry_nj[s]
+    }
+
     pub(crate) fn residencies(&self) -> Vec<i64> {
         self.states.iter().map(|s| s.target_residency_ns).collect()
     }
@@ -36,8 +45,8 @@ impl Table {
 /// `scale`, as the emulated-state driver's `scale` parameter registers it
 /// (drivers/cpuidle/vstates.rs: `exit_latency_us * scale`,
 /// `target_residency_us * scale`), named `name`.  The energy model follows:
-/// an entry's exit-latency charge at active power is the scaled latency,
-/// as the driver's energy file charges `exit_latency_us * scale`.
+/// each entry's own energy scales with the times it is derived from, as the
+/// driver's energy file charges `entry_nj() * scale`.
 fn table_of(t: &cpuidle_tables::Table, scale: u32, name: &'static str) -> Table {
     let us = |v: u32| i64::from(v) * i64::from(scale) * US;
     Table {
@@ -57,7 +66,12 @@ fn table_of(t: &cpuidle_tables::Table, scale: u32, name: &'static str) -> Table 
             .map(|s| s.flags & cpuidle_tables::FLAG_POLLING)
             .collect(),
         model_mw: t.states.iter().map(|s| f64::from(s.model_mw)).collect(),
-        active_mw: f64::from(t.active_mw),
+        entry_nj: (0..t.states.len())
+            .map(|i| {
+                // every table has one: a table without does not build
+                cpuidle_tables::entry_nj(t.states, i).unwrap_or(0) as f64 * f64::from(scale)
+            })
+            .collect(),
     }
 }
 
@@ -135,7 +149,9 @@ mod tests {
             (x10.flags.clone(), x10.model_mw.clone()),
             (base.flags, base.model_mw)
         );
-        assert_eq!(x10.active_mw, base.active_mw);
+        for (b, x) in base.entry_nj.iter().zip(&x10.entry_nj) {
+            assert_eq!(*x, 10.0 * b);
+        }
         // the numbers of the guest's x86-like-x10 (its BENCH-META lines)
         assert_eq!(x10.latencies(), [0, 20_000, 100_000, 1_330_000]);
         assert_eq!(x10.residencies(), [0, 20_000, 200_000, 6_000_000]);
