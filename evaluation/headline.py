@@ -17,7 +17,10 @@ Two sources of figures:
              them; its zero is the optimum: an entry that fit), its two
              halves above_per_entry and below_per_entry, and energy_uj
              (the current energy model, cpuidle_tables.rs's, over the
-             run's traced entries: each state's time and entries).  A
+             run's traced entries: each state's time and entries) and
+             energy_regret (that energy over the model's optimum for the
+             run's own periods, less 1; also for the held-out workloads
+             together, "heldout").  A
              ratio num/den is of the means over the boots; its interval
              resamples the boots (n: boots).
   simulator  every trace replayed closed loop under every governor
@@ -261,22 +264,35 @@ def guest_rows(gi, reps):
     tables = sorted({g["table"] for g in gi["runs"]})
     works = sorted({base(g["workload"]) for g in gi["runs"]})
     boots = sorted({boot(g["workload"]) for g in gi["runs"]})
+    held = sorted({base(g["workload"]) for g in gi["runs"] if g["set"] == "heldout"})
     for t in tables:
-        for w in works:
-            for metric in ("misses_per_entry", "above_per_entry", "below_per_entry",
-                           "energy_uj"):
-                def val(bs, gov, metric=metric, w=w):
-                    v = []
+        for w in works + ["heldout"]:
+            members = held if w == "heldout" else [w]
+            metrics = ("energy_regret",) if w == "heldout" else (
+                "misses_per_entry", "above_per_entry", "below_per_entry", "energy_uj",
+                "energy_regret")
+            for metric in metrics:
+                def val(bs, gov, metric=metric, members=members):
+                    v, above, opt = [], 0.0, 0.0
                     for b in bs:
-                        g = runs.get((t, "%s-r%d" % (w, b), gov))
-                        if g is None:
-                            return None
-                        if metric == "misses_per_entry":
-                            v.append(g["above_per_entry"] + g["below_per_entry"])
-                        elif metric == "energy_uj":
-                            v.append(traced_energy(g, model[t]))
-                        else:
-                            v.append(g[metric])
+                        for m in members:
+                            g = runs.get((t, "%s-r%d" % (m, b), gov))
+                            if g is None:
+                                return None
+                            if metric == "energy_regret":
+                                # the guest's energy over the optimum of its
+                                # own periods (the replay's reading of them)
+                                o = reps[(t, g["workload"], gov, gov)]["optimum_energy_uj"]
+                                above += traced_energy(g, model[t]) - o
+                                opt += o
+                            elif metric == "misses_per_entry":
+                                v.append(g["above_per_entry"] + g["below_per_entry"])
+                            elif metric == "energy_uj":
+                                v.append(traced_energy(g, model[t]))
+                            else:
+                                v.append(g[metric])
+                    if metric == "energy_regret":
+                        return above / opt if opt else None
                     return sum(v) / len(v)
 
                 for num in ("rteo", "menu"):
@@ -459,20 +475,28 @@ def markdown(kernel, cmd, grows, srows, ka, per, order):
         p()
         p("| workload | misses rteo | misses menu | energy rteo | energy menu |")
         p("|---|---|---|---|---|")
-        for w in sorted({r["workload"] for r in grows if r["table"] == t}):
+        for w in sorted({r["workload"] for r in grows if r["table"] == t} - {"heldout"}):
             c = {(r["metric"], r["numerator"]): r for r in grows
                  if r["table"] == t and r["workload"] == w}
             p("| %s | %s | %s | %s | %s |" % (
                 w, fmt(c[("misses_per_entry", "rteo")]), fmt(c[("misses_per_entry", "menu")]),
                 fmt(c[("energy_uj", "rteo")]), fmt(c[("energy_uj", "menu")])))
         p()
-        met = [w for w in sorted({r["workload"] for r in grows if r["table"] == t})
+        met = [w for w in sorted({r["workload"] for r in grows if r["table"] == t} - {"heldout"})
                if all(r["value"] is not None and r["value"] <= lim for r in grows
                       for m, lim in (("misses_per_entry", 0.80), ("energy_uj", 1.00))
                       if (r["table"], r["workload"], r["metric"], r["numerator"]) ==
                       (t, w, m, "rteo"))]
         p("rteo's misses at most 0.80 of teo's with its energy at most 1.00 of teo's: %s"
           % (", ".join(met) if met else "no workload"))
+        p()
+        c = {r["numerator"]: r for r in grows if r["table"] == t and
+             r["workload"] == "heldout" and r["metric"] == "energy_regret"}
+        p("Guest, held-out energy regret (each governor's own runs; its energy over the"
+          " optimum of its own periods, less 1; n: boots): teo %.4f, rteo %.4f, menu %.4f;"
+          " rteo/teo %s, menu/teo %s" % (
+              c["rteo"]["den_value"], c["rteo"]["num_value"], c["menu"]["num_value"],
+              fmt(c["rteo"]), fmt(c["menu"])))
         p()
         p("Simulator, held-out workloads together (n: traces): x/teo")
         p()
