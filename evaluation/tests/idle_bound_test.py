@@ -5,9 +5,10 @@
 Three repetitions of the idle workload under teo and rteo on x86-like-x10,
 each one 100 ms timer period per CPU: the energy model's optimum (and the
 oracle's) is one C6 entry per period, 100 mW over the period and the
-1.33 ms exit plus 3 W over the exit, 14123 uJ.  rteo takes C6 on both
-CPUs; teo takes C1E on CPU1 (500 mW over 100.1 ms, 3 W over 100 us:
-50350 uJ), so teo's floor is 2 x 14123 / (14123 + 50350).  The window
+1.33 ms exit plus the entry's own 2387 uJ (cpuidle_tables.rs's entry_nj,
+scaled by 10), 12520 uJ.  rteo takes C6 on both CPUs; teo takes C1E on
+CPU1 (500 mW over 100.1 ms and its own 70 uJ: 50120 uJ), so teo's floor
+is 2 x 12520 / (12520 + 50120).  The window
 energies (record-energy) are 20000, 25000 and 28246 uJ under teo, 30000
 under rteo: rteo / teo 30000 / 25000.  A recording without a
 record-energy line for one trace is an error that names it.  Prints "ok NAME" or "FAIL NAME: ..." per check, then
@@ -25,8 +26,8 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.environ.get("IDLE_BOUND", os.path.join(TOP, "evaluation", "idle_bound.py"))
 T = "x86-like-x10"
 META = ["BENCH-META exit_latency_us %s s%d %d" % (T, i, us) for i, us in enumerate((0, 20, 100, 1330))]
-C6_UJ = (100 * (100000 + 1330) + 3000 * 1330) / 1000
-C1E_UJ = (500 * (100000 + 100) + 3000 * 100) / 1000
+C6_UJ = 100 * (100000 + 1330) / 1000 + 2387
+C1E_UJ = 500 * (100000 + 100) / 1000 + 70
 TEO_UJ = (20000, 25000, 28246)
 RTEO_UJ = (30000, 30000, 30000)
 
