@@ -7,7 +7,8 @@
 # OUTDIR/sim.md and sim.json (also as OUTDIR/summary.json, the name runs
 # are compared by, as make bench's), the information bound (bound.md) and
 # the bound's policy swept in the closed loop (policy.md), the energy
-# model against the tables' target residencies (model.md), prints the
+# model against the tables' target residencies (model.md), the stop rule
+# of the interrupt predictor (irqpred.md), prints the
 # headline table, then draws
 # OUTDIR/sim-*.png from the JSON (evaluation/sim_plots.py, matplotlib under
 # Debian's /usr/bin/python3).  ARGS go to cpuidle-sim.
@@ -29,6 +30,7 @@ cargo build --quiet --release --manifest-path "$TOP/tools/cpuidle-sim/Cargo.toml
 "$CARGO_TARGET_DIR/release/cpuidle-sim" --bound "$@" >"$out/bound.md"
 "$CARGO_TARGET_DIR/release/cpuidle-sim" --policy-sweep "$@" >"$out/policy.md"
 "$CARGO_TARGET_DIR/release/cpuidle-sim" --model "$@" >"$out/model.md"
+"$CARGO_TARGET_DIR/release/cpuidle-sim" --irq-predictor "$@" >"$out/irqpred.md"
 "$py" "$TOP/evaluation/sim_plots.py" "$out/sim.json" "$out" --md "$out/sim.md"
 cp "$out/sim.json" "$out/summary.json"
-echo "sim: report in $out/sim.md, summary in $out/summary.json, bound in $out/bound.md, policy sweep in $out/policy.md, model in $out/model.md"
+echo "sim: report in $out/sim.md, summary in $out/summary.json, bound in $out/bound.md, policy sweep in $out/policy.md, model in $out/model.md, interrupt predictor in $out/irqpred.md"

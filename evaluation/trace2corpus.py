@@ -9,7 +9,10 @@ comparison:
 
   OUTDIR/corpus/{tuning,heldout}/TABLE.WORKLOAD.GOVERNOR.trace, one idle
   episode per line: sleep_us wake_us src tick_phase_us latency_req_us state
-  (state: the one the guest's CPU woke from)
+  cpu at_us source (state: the one the guest's CPU woke from; at_us: when
+  its sleep length was taken, on the recorder's clock; source: what woke
+  its last entry, as recorded: timer, ipi, work, irqN, - or ? where the
+  recorder did not say)
 
 An episode's times are from the moment its sleep length was taken (the
 sleep-length event, before the governor's select()), as the simulator's
@@ -175,6 +178,12 @@ def episodes(recs, exit_us, split_forced=False):
 
 def walk(recs, exit_us, split_forced=False):
     """episodes(), each with the index in recs of its last entry."""
+    return [(e, k) for e, _, k in walk_spans(recs, exit_us, split_forced)]
+
+
+def walk_spans(recs, exit_us, split_forced=False):
+    """episodes(), each with the indices in recs of its first and last
+    entries."""
     out = []
     i, n = 0, len(recs)
     while i < n:
@@ -209,7 +218,7 @@ def walk(recs, exit_us, split_forced=False):
             src = "irq"
         if wake > 0:
             out.append(((max(1, sleep), max(1, wake), src, max(1, start["tick"]), NO_QOS_US,
-                         recs[k]["state"]), k))
+                         recs[k]["state"]), i, k))
         i = k + 1
     return out
 
@@ -316,7 +325,10 @@ def main():
             for k, r in enumerate(recs):
                 r["polled_out"] = polled_out(recs, k)
             per_cpu_recs.append(recs)
-            per_cpu.append(episodes(recs, exits[table], split_forced))
+            # each episode with its CPU, when its sleep length was taken
+            # (us, the recorder's clock) and what woke its last entry
+            per_cpu.append([e + (cpu, recs[i]["t"] - recs[i]["enter"], recs[k]["wsrc"] or "?")
+                            for e, i, k in walk_spans(recs, exits[table], split_forced)])
             alltab.setdefault(table, []).extend(recs)
             for r in recs:
                 entries += 1
@@ -348,9 +360,10 @@ def main():
         with open(path, "w") as f:
             f.write("# recorded from power:cpu_idle_sleep_length/cpu_idle in an x86_64 guest, "
                     "table %s, workload %s, governor %s; "
-                    "sleep_us wake_us src tick_phase_us latency_req_us state\n" % (table, work, gov))
+                    "sleep_us wake_us src tick_phase_us latency_req_us state cpu at_us source\n"
+                    % (table, work, gov))
             for e in eps:
-                f.write("%d %d %s %d %d %d\n" % e)
+                f.write("%d %d %s %d %d %d %d %d %s\n" % e)
     delays = {t: irq_delay(recs, exits[t]) for t, recs in sorted(pipes.items())}
     lateness = {t: timer_lateness(recs, exits[t]) for t, recs in sorted(alltab.items())}
     lateness = {t: v for t, v in lateness.items() if v}

@@ -141,6 +141,13 @@ prints_doc "cpuidle-sim --policy-sweep" Documentation/evaluation/policy.md "eval
 # the energy model against the tables' target residencies, per table
 prints_doc "cpuidle-sim --model" Documentation/evaluation/model.md "evaluation/sim.sh writes it" \
 	"$sim" --model
+# the interrupt predictor's stop rule on the held-out traces
+prints_doc "cpuidle-sim --irq-predictor" Documentation/evaluation/irqpred.md "evaluation/sim.sh writes it" \
+	"$sim" --irq-predictor
+# the most such a predictor could remove, from the kept recording
+prints_doc "evaluation/irq_bound.py" Documentation/evaluation/irq-bound.md "evaluation/docs.sh writes it" \
+	/usr/bin/python3 "$TOP/evaluation/irq_bound.py" "$TOP/evaluation/recordings/record-3834fea.log.xz" \
+	--sim "$sim"
 # the headline of the stored recording (make record), per table, and the
 # simulator held against the guest's own counts on it; headline.py fails
 # (so does the comparison) where the known answer or the A/A control fails

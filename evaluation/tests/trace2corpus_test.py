@@ -108,12 +108,15 @@ def run(tmp, *extra):
         f.write("\n".join("[ 1.0] " + l for l in LINES) + "\n")
     out = os.path.join(tmp, "out" + "".join(extra))
     p = subprocess.run([sys.executable, SCRIPT, log, out, *extra], capture_output=True, text=True)
-    traces = {}
+    traces, full = {}, {}
     for sub in ("tuning", "heldout"):
         d = os.path.join(out, "corpus", sub)
         for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
             with open(os.path.join(d, name)) as f:
-                traces[(sub, name)] = [l.split() for l in f if not l.startswith("#")]
+                full[(sub, name)] = [l.split() for l in f if not l.startswith("#")]
+            # the first six fields: the episode as the simulator replays it
+            traces[(sub, name)] = [l[:6] for l in full[(sub, name)]]
+    traces["full"] = full
     guest = None
     if os.path.exists(os.path.join(out, "guest-idle.json")):
         with open(os.path.join(out, "guest-idle.json")) as f:
@@ -177,6 +180,11 @@ def main():
           ["2000", "2500", "irq", "2000", "2000000000", "2"],
           ["3000", "40", "irq", "3000", "2000000000", "0"],
           ["500", "530", "timer", "500", "2000000000", "0"]]),
+        ("each episode's CPU, time of its sleep length and recorded source", lambda:
+         [l[6:] for l in traces["full"][("tuning", "%s.src.teo.trace" % T)]] ==
+         [["0", "1000", "timer"], ["0", "10000", "irq24"], ["0", "20000", "ipi"],
+          ["0", "30000", "irq24"], ["0", "40000", "-"], ["0", "50000", "timer"]] and
+         all(len(l) == 9 for t in traces["full"].values() for l in t)),
         ("the run's wake-up sources, and the timing rule's late interrupts by source", lambda:
          runs["src"]["wake_sources"] == {
              "entries": {"timer": 2, "irq": 2, "ipi": 1, "none": 1}, "device_irqs": {"24": 2},

@@ -414,6 +414,7 @@ mod tests {
             qos_us: i32::MAX,
             guest_state: None,
             halt_delay_ns: 0,
+            origin: None,
         }
     }
 

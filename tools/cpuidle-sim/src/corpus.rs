@@ -44,6 +44,20 @@ pub(crate) struct Episode {
     /// takes the wake-up's interrupt (a polling one takes it at
     /// `wake_ns`); set by [`raise_times`].
     pub(crate) halt_delay_ns: i64,
+    /// Where a recorded trace says: the CPU, when the sleep length was
+    /// taken and what woke the period's last entry.
+    pub(crate) origin: Option<Origin>,
+}
+
+/// A recorded episode's place in the guest run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Origin {
+    pub(crate) cpu: u32,
+    /// When the sleep length was taken, ns, on the recorder's clock.
+    pub(crate) at_ns: i64,
+    /// The device interrupt that woke the period's last entry (`irqN`),
+    /// if one did.
+    pub(crate) irq: Option<u32>,
 }
 
 /// The trace generator: splitmix64 with exponential draws.
@@ -88,6 +102,7 @@ pub(crate) fn generate(class: &str, seed: u64, n: usize, t: &Table) -> Vec<Episo
             qos_us: no_qos,
             guest_state: None,
             halt_delay_ns: 0,
+            origin: None,
         };
         match class {
             "periodic-timer" => {
@@ -188,9 +203,31 @@ pub(crate) fn load_trace(path: &std::path::Path, late: bool) -> Result<Vec<Episo
                 .and_then(|v| v.parse::<i64>().ok())
                 .ok_or_else(|| format!("{}:{}: bad field {}", path.display(), n + 1, i + 1))
         };
-        if f.len() != 5 && f.len() != 6 {
-            return Err(format!("{}:{}: want 5 or 6 fields", path.display(), n + 1));
+        if ![5, 6, 9].contains(&f.len()) {
+            return Err(format!(
+                "{}:{}: want 5, 6 or 9 fields",
+                path.display(),
+                n + 1
+            ));
         }
+        let origin = if f.len() == 9 {
+            let bad = || format!("{}:{}: bad cpu, at_us or source", path.display(), n + 1);
+            let irq = match f[8] {
+                "timer" | "ipi" | "work" | "-" | "?" => None,
+                s => Some(
+                    s.strip_prefix("irq")
+                        .and_then(|v| v.parse::<u32>().ok())
+                        .ok_or_else(bad)?,
+                ),
+            };
+            Some(Origin {
+                cpu: f[6].parse().map_err(|_| bad())?,
+                at_ns: f[7].parse::<i64>().map_err(|_| bad())?.saturating_mul(US),
+                irq,
+            })
+        } else {
+            None
+        };
         let guest_state = match f.get(5) {
             None => None,
             Some(v) => Some(
@@ -234,6 +271,7 @@ pub(crate) fn load_trace(path: &std::path::Path, late: bool) -> Result<Vec<Episo
             qos_us: num(4)?.clamp(0, i64::from(i32::MAX)) as i32,
             guest_state,
             halt_delay_ns: 0,
+            origin,
         });
     }
     Ok(out)

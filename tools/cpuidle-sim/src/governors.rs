@@ -28,6 +28,12 @@ pub(crate) trait Governor {
     fn poll_time_limit(&self) -> bool;
     /// The core's accounting after the CPU left state `idx`, then reflect().
     fn wakeup(&mut self, idx: usize, residency_ns: u64, poll_time_limit: bool, got_tick: bool);
+    /// An idle period begins (before its first `select()`); only a
+    /// governor that learns from more than the idle loop tells it, as
+    /// [`crate::irqpred`]'s, looks.
+    fn period_start(&mut self, _ep: &crate::corpus::Episode) {}
+    /// The idle period ended, woken as `ep` says.
+    fn period_end(&mut self, _ep: &crate::corpus::Episode) {}
 }
 
 macro_rules! c_governor {
@@ -240,6 +246,14 @@ pub(crate) const GOVS: &[&str] = &["rteo", "rteo-parity", "teo", "menu"];
 pub(crate) fn governor(name: &str) -> Box<dyn Governor> {
     match name {
         "rteo" => Box::new(Rteo::new("rteo", Mode::Default)),
+        "rteo-irq" => Box::new(crate::irqpred::IrqPredicting::new(
+            "rteo-irq",
+            Box::new(Rteo::new("rteo", Mode::Default)),
+        )),
+        "teo-irq" => Box::new(crate::irqpred::IrqPredicting::new(
+            "teo-irq",
+            Box::new(CTeo),
+        )),
         "rteo-parity" => Box::new(Rteo::new("rteo-parity", Mode::Parity)),
         "teo" => Box::new(CTeo),
         _ => Box::new(CMenu),

@@ -49,6 +49,9 @@
 //! residencies, and each table's share of the energy and its regrets
 //! (src/model.rs).
 //!
+//! `--irq-predictor` prints the stop rule's measurement of a predictor of
+//! interrupt wake-ups per source, tried as a step of rteo (src/irqpred.rs).
+//!
 //! `--rules` sets the rules of rteo's default mode in force (bits of the
 //! core's `rule` module, all by default; `evaluation/rteo-ablation.sh`).
 //! `--relax-ns` sets what one `cpu_relax()` of `poll_idle()` costs in the
@@ -143,6 +146,7 @@ mod bound;
 mod check;
 mod corpus;
 mod governors;
+mod irqpred;
 mod model;
 mod reports;
 mod simcore;
@@ -161,6 +165,7 @@ fn main() -> ExitCode {
     let mut bound = false;
     let mut model = false;
     let mut policy_sweep_on = false;
+    let mut irq_predictor = false;
     let mut corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus").to_string();
     let (mut replay, mut table, mut gov) = (None, None, None);
     let mut wake_delay_ns = None;
@@ -270,6 +275,11 @@ fn main() -> ExitCode {
                 i += 1;
                 continue;
             }
+            "--irq-predictor" => {
+                irq_predictor = true;
+                i += 1;
+                continue;
+            }
             "--exact-poll" => {
                 exact_poll = true;
                 i += 1;
@@ -290,22 +300,36 @@ fn main() -> ExitCode {
         i += 2;
     }
 
-    if [bound, model, policy_sweep_on]
+    if [bound, model, policy_sweep_on, irq_predictor]
         .iter()
         .filter(|&&b| b)
         .count()
         > 1
     {
-        eprintln!("cpuidle-sim: --bound, --model or --policy-sweep, one at a time");
+        eprintln!(
+            "cpuidle-sim: --bound, --model, --policy-sweep or --irq-predictor, one at a time"
+        );
         return ExitCode::from(2);
     }
-    if (bound || model || policy_sweep_on)
+    if (bound || model || policy_sweep_on || irq_predictor)
         && (check || json.is_some() || md.is_some() || write_baseline.is_some() || replay.is_some())
     {
         eprintln!(
-            "cpuidle-sim: --bound, --model and --policy-sweep print their tables alone (no --check, --json, --md, --write-baseline, --replay)"
+            "cpuidle-sim: --bound, --model, --policy-sweep and --irq-predictor print their tables alone (no --check, --json, --md, --write-baseline, --replay)"
         );
         return ExitCode::from(2);
+    }
+    if irq_predictor {
+        return match irqpred::report(std::path::Path::new(&corpus), relax_ns) {
+            Ok(out) => {
+                print!("{out}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("cpuidle-sim: --irq-predictor: {e}");
+                ExitCode::FAILURE
+            }
+        };
     }
     if let Some(trace) = replay {
         let Some(gov) = gov.as_deref().and_then(|g| GOVS.iter().find(|&&x| x == g)) else {

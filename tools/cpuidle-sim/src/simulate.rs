@@ -43,6 +43,8 @@ pub(crate) struct Score {
     /// entry, one with a too-shallow entry (and none too deep), one split
     /// into several entries (neither), one entry (neither).
     pub(crate) excess_by_kind: [f64; 4],
+    /// Energy above the oracle's in the periods an interrupt ended.
+    pub(crate) irq_excess: f64,
     /// The oracle's entries (one per period) by the kernel's rule, and the
     /// exit latency it pays on interrupt wake-ups.
     pub(crate) oracle_above: u64,
@@ -77,6 +79,7 @@ impl Score {
         for (a, b) in self.excess_by_kind.iter_mut().zip(o.excess_by_kind) {
             *a += b;
         }
+        self.irq_excess += o.irq_excess;
         self.oracle_above += o.oracle_above;
         self.oracle_below += o.oracle_below;
         self.oracle_irq_wakes += o.oracle_irq_wakes;
@@ -212,6 +215,7 @@ pub(crate) fn simulate(
         core.episode(ep.wake_ns, ep.sleep_ns, ep.tick_phase_ns, ep.qos_us);
         let mut first = true;
         let (energy_before, entries_before) = (sc.energy, sc.entries);
+        g.period_start(ep);
         let (mut deep, mut shallow) = (false, false);
         loop {
             if !first {
@@ -314,7 +318,9 @@ pub(crate) fn simulate(
                 if ep.src == Src::Irq {
                     sc.oracle_irq_wakes += 1;
                     sc.oracle_irq_latency_ns += ol as f64;
+                    sc.irq_excess += sc.energy - energy_before - oe;
                 }
+                g.period_end(ep);
                 break;
             }
         }

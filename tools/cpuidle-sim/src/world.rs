@@ -45,6 +45,10 @@ pub(crate) struct Replay {
 }
 
 impl Replay {
+    /// The replay's score.
+    pub(crate) fn score(&self) -> &Score {
+        &self.score
+    }
     /// `wake_delay_ns`: `Some`, the emulated world (src/world.c) with the
     /// tick's wake-up delay and the recorded late wake-ups, and an
     /// interrupt's delay to a halted CPU of `irq_delay_ns` ([`raise_times`]);
