@@ -307,6 +307,21 @@ def guest_rows(gi, reps):
     return rows
 
 
+def menu_over_teo(srows, t, metric, what, unit):
+    """The known answer's rows of the simulator's replay of the same input
+    under menu and teo, per recording governor: menu/teo above 1."""
+    out = []
+    for r in srows:
+        if (r["table"], r["workload"], r["metric"], r["numerator"]) == (t, KNOWN, metric, "menu"):
+            ok = r["ci_low"] is not None and r["ci_low"] > 1
+            out.append((t, "%s on the same input, recorded under %s" % (what, r["recorded_under"]),
+                        ok, "menu/teo %s (menu %s, teo %s%s)" % (
+                            "n/a" if r["value"] is None else "%.3f [%.3f, %.3f]" % (
+                                r["value"], r["ci_low"], r["ci_high"]),
+                            r["num_value"], r["den_value"], unit)))
+    return out
+
+
 def known_answer(gi, reps, srows):
     """[(table, what, holds, text)] of the known answer on KNOWN."""
     out = []
@@ -323,30 +338,11 @@ def known_answer(gi, reps, srows):
             sa[gov] = sum(r["above"] for r in rs) / sum(r["entries"] for r in rs)
         out.append((t, "simulator too deep", sa["menu"] > sa["teo"],
                     "menu %.3f, teo %.3f per entry" % (sa["menu"], sa["teo"])))
-        for r in srows:
-            if (r["table"], r["workload"], r["metric"], r["numerator"]) == (
-                    t, KNOWN, "above_per_entry", "menu"):
-                ok = r["ci_low"] is not None and r["ci_low"] > 1
-                out.append((t, "simulator too deep on the same input, recorded under %s"
-                            % r["recorded_under"], ok,
-                            "menu/teo %s (menu %s, teo %s per entry)" % (
-                                "n/a" if r["value"] is None else "%.3f [%.3f, %.3f]" % (
-                                    r["value"], r["ci_low"], r["ci_high"]),
-                                r["num_value"], r["den_value"])))
+        out += menu_over_teo(srows, t, "above_per_entry", "simulator too deep", " per entry")
         # the energy regret ranks them so too where the table is the
         # hardware's kind (ARM: WFI and power-down states, no polling)
-        if t not in ENERGY_KNOWN:
-            continue
-        for r in srows:
-            if (r["table"], r["workload"], r["metric"], r["numerator"]) == (
-                    t, KNOWN, "energy_regret", "menu"):
-                ok = r["ci_low"] is not None and r["ci_low"] > 1
-                out.append((t, "simulator energy regret on the same input, recorded under %s"
-                            % r["recorded_under"], ok,
-                            "menu/teo %s (menu %s, teo %s)" % (
-                                "n/a" if r["value"] is None else "%.3f [%.3f, %.3f]" % (
-                                    r["value"], r["ci_low"], r["ci_high"]),
-                                r["num_value"], r["den_value"])))
+        if t in ENERGY_KNOWN:
+            out += menu_over_teo(srows, t, "energy_regret", "simulator energy regret", "")
     return out
 
 

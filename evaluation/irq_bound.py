@@ -46,31 +46,13 @@ CLASSES = ("irq", "ipi", "work", "none")
 
 
 def read_runs(log):
-    """{(table, workload, governor): {cpu: [entries]}}, {table: {state: exit us}}."""
-    runs, exits = {}, {}
+    """trace2corpus.py's reading of the log: its runs (entries with their
+    recorded wake-up source only) and exit latencies."""
     opener = lzma.open if log.endswith(".xz") else open
     with opener(log, "rt", errors="replace") as f:
-        for line in f:
-            p = line.split()
-            if "BENCH-META" in p:
-                q = p[p.index("BENCH-META"):]
-                if len(q) == 5 and q[1] == "exit_latency_us":
-                    exits.setdefault(q[2], {})[int(q[3][1:])] = int(q[4])
-                continue
-            if "REC" not in p:
-                continue
-            q = p[p.index("REC"):]
-            if len(q) != 13 or not t2c.WAKE_SRC.fullmatch(q[12]):
-                continue
-            try:
-                t, sleep, dur, tick, state = (int(x) for x in q[5:10])
-                enter = int(q[11])
-                cpu = int(q[4])
-            except ValueError:
-                continue
-            runs.setdefault((q[1], q[3], q[2]), {}).setdefault(cpu, []).append(
-                {"t": t, "sleep": t2c.far(sleep), "dur": dur, "tick": t2c.far(tick),
-                 "state": state, "enter": enter, "wsrc": q[12]})
+        runs, exits, _, _ = t2c.read_log(f)
+    runs = {k: cpus for k, cpus in runs.items()
+            if all(r["wsrc"] is not None for c in cpus.values() for r in c)}
     return runs, exits
 
 

@@ -269,6 +269,47 @@ def timer_lateness(recs, exit_us):
     return out or None
 
 
+def read_log(lines):
+    """The REC and BENCH-META lines of a log: {(table, workload, governor):
+    {cpu: [entries]}}, {table: {state: exit latency us}}, the record-energy
+    lines {(table, workload, governor): uJ}, and how many REC lines were
+    malformed."""
+    runs, exits, energy, bad = {}, {}, {}, 0
+    for line in lines:
+        p = line.split()
+        if "BENCH-META" in p:
+            q = p[p.index("BENCH-META"):]
+            if len(q) == 5 and q[1] == "exit_latency_us":
+                exits.setdefault(q[2], {})[int(q[3][1:])] = int(q[4])
+            elif len(q) == 6 and q[1] == "record-energy" and q[5].isdigit():
+                energy[(q[2], q[4], q[3])] = int(q[5])
+            continue
+        if "REC" not in p:
+            continue
+        q = p[p.index("REC"):]
+        # 13 fields; 12 in recordings from before the wake-up source,
+        # 11 from before enter_us
+        if len(q) not in (11, 12, 13):
+            bad += 1
+            continue
+        try:
+            table, gov, work, cpu = q[1], q[2], q[3], int(q[4])
+            t, sleep, dur, tick, state = (int(x) for x in q[5:10])
+            enter = int(q[11]) if len(q) >= 12 else 0
+        except ValueError:
+            bad += 1
+            continue
+        wsrc = q[12] if len(q) == 13 else None
+        if not 0 <= enter < 10**6 or (wsrc is not None and not WAKE_SRC.fullmatch(wsrc)):
+            bad += 1
+            continue
+        sleep, tick = far(sleep), far(tick)
+        runs.setdefault((table, work, gov), {}).setdefault(cpu, []).append(
+            {"t": t, "sleep": sleep, "dur": dur, "tick": tick, "state": state, "miss": q[10],
+             "enter": enter, "wsrc": wsrc})
+    return runs, exits, energy, bad
+
+
 def main():
     argv = [a for a in sys.argv[1:] if a != "--split-forced-ticks"]
     split_forced = len(argv) < len(sys.argv) - 1
@@ -276,40 +317,8 @@ def main():
         sys.exit("usage: trace2corpus.py LOG OUTDIR [MAX] [--split-forced-ticks]")
     log, outdir = argv[0], argv[1]
     cap = int(argv[2]) if len(argv) > 2 else None
-    runs, exits, energy, bad = {}, {}, {}, 0
     with open(log, errors="replace") as f:
-        for line in f:
-            p = line.split()
-            if "BENCH-META" in p:
-                q = p[p.index("BENCH-META"):]
-                if len(q) == 5 and q[1] == "exit_latency_us":
-                    exits.setdefault(q[2], {})[int(q[3][1:])] = int(q[4])
-                elif len(q) == 6 and q[1] == "record-energy" and q[5].isdigit():
-                    energy[(q[2], q[4], q[3])] = int(q[5])
-                continue
-            if "REC" not in p:
-                continue
-            q = p[p.index("REC"):]
-            # 13 fields; 12 in recordings from before the wake-up source,
-            # 11 from before enter_us
-            if len(q) not in (11, 12, 13):
-                bad += 1
-                continue
-            try:
-                table, gov, work, cpu = q[1], q[2], q[3], int(q[4])
-                t, sleep, dur, tick, state = (int(x) for x in q[5:10])
-                enter = int(q[11]) if len(q) >= 12 else 0
-            except ValueError:
-                bad += 1
-                continue
-            wsrc = q[12] if len(q) == 13 else None
-            if not 0 <= enter < 10**6 or (wsrc is not None and not WAKE_SRC.fullmatch(wsrc)):
-                bad += 1
-                continue
-            sleep, tick = far(sleep), far(tick)
-            runs.setdefault((table, work, gov), {}).setdefault(cpu, []).append(
-                {"t": t, "sleep": sleep, "dur": dur, "tick": tick, "state": state, "miss": q[10],
-                 "enter": enter, "wsrc": wsrc})
+        runs, exits, energy, bad = read_log(f)
     if not runs:
         sys.exit("trace2corpus: no REC lines in %s" % log)
     guest, pipes, alltab = [], {}, {}
