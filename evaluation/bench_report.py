@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench_report.py OUTDIR LOG [--sim SIM_JSON] [--commands FILE]
+"""bench_report.py OUTDIR LOG [LOG...] [--sim SIM_JSON] [--commands FILE]
 
 The report of an in-guest governor run (evaluation/guest/bench.sh) from its
-console LOG: OUTDIR/summary.json, OUTDIR/report.md and OUTDIR/*.png.
+console LOG: OUTDIR/summary.json, OUTDIR/report.md and OUTDIR/*.png.  With
+several LOGs, runs of one setup (the same clock and the same tables' exit
+latencies; anything else is refused) pooled: the repetitions of each later
+log are numbered on after those of the logs before it, so a pair of
+governors is still compared within one repetition of one boot.
 
 The guest prints these lines; kernel messages and prefixes may precede them
 on a console line:
@@ -22,7 +26,11 @@ Per (table, benchmark, metric, governor): the median over the repetitions
 with a bootstrap 95 % CI.  Per pair num/den (rteo/teo, menu/teo and the A/A
 control rteo-parity/teo): the ratio of the medians over the repetitions both
 ran, with a paired bootstrap CI (the same repetitions resampled for both: the
-governors of a repetition ran back to back, under the same host load).
+governors of a repetition ran back to back, under the same host load).  For
+the A/A control, also how many repetitions an interval of +-5 % around its
+ratio would need, from the spread of its per-repetition log ratios (the
+normal approximation, 1.96 sd / sqrt(n) <= ln 1.05): what it takes to tell
+a 5 % difference from the run's noise.
 With SIM_JSON, the simulator's results (and the SIM_JSON.md beside it).
 With OUTDIR/tickcost.json (evaluation/tickcost.py), summary.json's "tickcost"
 and a section on what deciding, stopping and restarting the tick cost.
@@ -123,6 +131,50 @@ def parse(path):
     return data, meta, errors, done, bad
 
 
+# BENCH-META keys that must agree between pooled logs: the same clock and
+# the same tables make the repetitions of one experiment
+SAME_SETUP = ("clock", "exit_latency_us", "scale")
+
+
+def parse_logs(paths):
+    """parse() of each log, pooled: the repetitions of a later log numbered on
+    after the highest of the logs before it.  Raises ValueError if the logs'
+    setups (SAME_SETUP metas) differ."""
+    data, meta, errors, bad, done = defaultdict(dict), defaultdict(list), [], [], True
+    base, setup = 0, None
+    for path in paths:
+        d, m, e, dn, b = parse(path)
+        s = {k: sorted(m.get(k, [])) for k in SAME_SETUP}
+        if setup is not None and s != setup:
+            raise ValueError("%s: not the setup of %s (%s)" % (
+                path, paths[0], ", ".join(k for k in SAME_SETUP if s[k] != setup[k])))
+        setup = s
+        top = 0
+        for key, runs in d.items():
+            for gov, reps in runs.items():
+                for rep, v in reps.items():
+                    data[key].setdefault(gov, {})[base + rep] = v
+                    top = max(top, rep)
+        for k, vs in m.items():
+            meta[k] += [v for v in vs if v not in meta[k]]
+        errors += e
+        bad += b
+        done = done and dn
+        base += top
+    return data, meta, errors, done, bad
+
+
+def reps_for_5pct(a, b):
+    """Repetitions a paired interval of +-5 % around a/b would need: from the
+    sample spread of the per-repetition log ratios (None with fewer than 2
+    positive pairs)."""
+    lr = [math.log(x / y) for x, y in zip(a, b) if x > 0 and y > 0]
+    if len(lr) < 2:
+        return None
+    sd = float(np.std(lr, ddof=1))
+    return max(2, math.ceil((1.96 * sd / math.log(1.05)) ** 2))
+
+
 def meta_ok(f):
     """A BENCH-META line has a key; exit_latency_us's value is TABLE STATE US."""
     if f[:1] != ["exit_latency_us"]:
@@ -220,9 +272,11 @@ def analyse(data, meta):
                 a, b = common(runs, num, den)
                 if a:
                     med, lo, hi = paired(a, b, ratio)
-                    ratios.append(dict(key, num=num, den=den, median=med, ci_low=lo,
-                                       ci_high=hi, n=len(a),
-                                       verdict=verdict(bench, metric, lo, hi, len(a))))
+                    r = dict(key, num=num, den=den, median=med, ci_low=lo, ci_high=hi,
+                             n=len(a), verdict=verdict(bench, metric, lo, hi, len(a)))
+                    if (num, den) == AA:
+                        r["reps_for_5pct"] = reps_for_5pct(a, b)
+                    ratios.append(r)
     # the lateness of a timer that wakes a CPU from each state alone, less
     # the floor (the lateness with the deep states off): should be the
     # state's emulated exit latency
@@ -251,7 +305,7 @@ def analyse(data, meta):
                                 exit_latency_us=el, excess_per_exit=exc / el if el else None,
                                 check=check))
     aa = [dict(table=r["table"], benchmark=r["benchmark"], metric=r["metric"],
-               width=r["ci_high"] - r["ci_low"])
+               width=r["ci_high"] - r["ci_low"], reps_for_5pct=r["reps_for_5pct"])
           for r in ratios if (r["num"], r["den"]) == AA]
     return guest, ratios, aa, exitlat
 
@@ -497,13 +551,17 @@ def fidelity_md(fid):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("outdir")
-    ap.add_argument("log")
+    ap.add_argument("logs", nargs="+", metavar="log")
     ap.add_argument("--sim", help="the simulator's JSON (cpuidle-sim --json)")
     ap.add_argument("--commands", help="the commands of the run, one a line")
     args = ap.parse_args()
     os.makedirs(args.outdir, exist_ok=True)
 
-    data, meta, errors, done, bad = parse(args.log)
+    try:
+        data, meta, errors, done, bad = parse_logs(args.logs)
+    except ValueError as e:
+        print("bench-report: %s" % e, file=sys.stderr)
+        return 2
     guest, ratios, aa, exitlat = analyse(data, meta)
     complete = done and not errors and bool(data)
     tables = sorted({t for t, _, _ in data})
@@ -515,6 +573,10 @@ def main():
     md = ["# rcpuidle governor evaluation: in-guest benchmarks\n"]
     if commands:
         md += ["The commands of the run, in order:\n", "```"] + commands + ["```\n"]
+    if len(args.logs) > 1:
+        md.append("Pooled from %d logs (%s), in that order; the repetitions of each are "
+                  "numbered on after the last of the one before.\n" % (
+                      len(args.logs), ", ".join(args.logs)))
     md += run_header(complete, errors, done, bool(data), "BENCH", bad, meta)
     md.append("Medians over the repetitions (the governors of a repetition run back to back, in "
               "rotating order). Ratios are of the medians over the repetitions both governors ran; "
@@ -540,6 +602,16 @@ def main():
                   "mode is not teo):" % (len(aa_r), len(aa)))
         md += ["  - %s, %s %s: %s" % (r["table"], r["benchmark"], r["metric"], fmt_ratio(r))
                for r in aa_r]
+    wide = [r for r in ratios if (r["num"], r["den"]) == AA and r["n"] >= MIN_REPS
+            and (r["benchmark"], r["metric"]) not in INFO
+            and r["reps_for_5pct"] and (r["ci_low"] < 1 / 1.05 or r["ci_high"] > 1.05)]
+    if wide:
+        md.append("- the A/A interval is wider than +-5 %% in %d of %d metrics; the repetitions "
+                  "a +-5 %% interval would need, from the spread of its log ratios:" % (
+                      len(wide), len(aa)))
+        md += ["  - %s, %s %s: %s from %d repetitions; about %d needed" % (
+            r["table"], r["benchmark"], r["metric"], fmt_ratio(r), r["n"], r["reps_for_5pct"])
+            for r in wide]
     md.append("")
     for t in tables:
         rs = [r for r in main_r if r["table"] == t]

@@ -11,6 +11,7 @@ NAME: ..." per check, then "bench report self-test: N passed, N failed".
 BENCH_REPORT=PATH and FIDELITY=PATH test other copies (mutants).
 """
 import json
+import math
 import os
 import random
 import shutil
@@ -57,6 +58,8 @@ def crafted():
     for s, us in EXIT.items():
         paid = 0 if s == "s3" else us
         v[("x86-like", "exitlat-" + s, "p50_us")] = {"none": [f + paid + rnd.gauss(0, 0.5) for f in floor]}
+    # a noisy A/A: the repetitions a +-5 % interval needs are many
+    v[("x86-like", "cyclictest", "avg_us")] = {g: noisy(100, 0.2) for g in ("teo", "rteo-parity")}
     # (c) a metric that describes the run: rteo's states twice as deep
     v[("x86-like", "cyclictest", "exit_us_per_entry")] = dict(
         rteo=noisy(200), teo=noisy(100), **{"rteo-parity": noisy(100)})
@@ -102,16 +105,19 @@ def log(values, done=True, error=None, malformed=False):
     return "\n".join(out) + "\n"
 
 
-def run(tmp, name, text, env=None, files=None):
+def run(tmp, name, text, env=None, files=None, more=()):
+    """The report of the log TEXT, pooled with the logs MORE."""
     d = os.path.join(tmp, name)
     os.makedirs(d, exist_ok=True)
     for fname, content in (files or {}).items():
         with open(os.path.join(d, fname), "w") as f:
             f.write(content)
-    with open(os.path.join(d, "console.log"), "w") as f:
-        f.write(text)
-    p = subprocess.run([sys.executable, REPORT, d, os.path.join(d, "console.log")],
-                       capture_output=True, text=True, env=env)
+    logs = []
+    for i, t in enumerate((text,) + tuple(more)):
+        logs.append(os.path.join(d, "console.log" if i == 0 else "console-%d.log" % i))
+        with open(logs[-1], "w") as f:
+            f.write(t)
+    p = subprocess.run([sys.executable, REPORT, d] + logs, capture_output=True, text=True, env=env)
     res = dict(rc=p.returncode, err=p.stderr, dir=d, summary=None, md="")
     if os.path.exists(os.path.join(d, "summary.json")):
         with open(os.path.join(d, "summary.json")) as f:
@@ -275,6 +281,36 @@ def main():
          and "Malformed BENCH lines ignored: %d" % len(MALFORMED) in md),
         ("plots drawn", lambda: all(open(os.path.join(base["dir"], p), "rb").read(8) == b"\x89PNG\r\n\x1a\n"
                                     for p in s["plots"]) and len(s["plots"]) == 4),
+    ]
+    # the A/A's repetitions for +-5 %: from its per-repetition log ratios
+    noisy_aa = ("x86-like", "cyclictest", "avg_us")
+    lr = [math.log(a / b) for a, b in zip(values[noisy_aa]["rteo-parity"], values[noisy_aa]["teo"])]
+    need = math.ceil((1.96 * statistics.stdev(lr) / math.log(1.05)) ** 2)
+    checks.append(("A/A: the repetitions a +-5 % interval needs", lambda:
+                   ratio(s, *noisy_aa, "rteo-parity")["reps_for_5pct"] == need and need > 20 and
+                   "x86-like, cyclictest avg_us: %s from %d repetitions; about %d needed" % (
+                       row(md, *noisy_aa)[-1].split(" **")[0], REPS, need) in md and
+                   "reps_for_5pct" not in ratio(s, *pipe, "rteo")))
+    # pooled: two boots of one setup; the second's repetitions numbered on,
+    # pairs still within a repetition; another setup refused
+    other = {k: {g: [x * 1.5 for x in v] for g, v in runs.items()} for k, runs in values.items()}
+    pool = run(tmp, "pool", log(values), more=[log(other)])
+    ps = pool["summary"] or {}
+    tp = next((g for g in ps.get("guest", []) if (g["table"], g["benchmark"], g["metric"],
+                                                 g["governor"]) == pipe + ("teo",)), {})
+    setup = log(values).replace("BENCH-META scale x86-like 1", "BENCH-META scale x86-like 10")
+    refused = run(tmp, "refused", log(values), more=[setup])
+    checks += [
+        ("pooled logs: repetitions numbered on, ratios paired within one",
+         lambda: pool["rc"] == 0 and tp["n"] == 2 * REPS and
+         tp["reps"] == list(range(1, 2 * REPS + 1)) and
+         abs(tp["median"] - statistics.median(values[pipe]["teo"] + other[pipe]["teo"])) < 1e-5 and
+         ratio(ps, *pipe, "rteo")["n"] == 2 * REPS and
+         abs(ratio(ps, *pipe, "rteo")["median"] - 0.8) < 0.02 and
+         "Pooled from 2 logs" in pool["md"]),
+        ("pooled logs: another setup is refused, nothing written",
+         lambda: refused["rc"] == 2 and "not the setup" in refused["err"] and
+         "scale" in refused["err"] and refused["summary"] is None),
     ]
     nodone = run(tmp, "nodone", log(values, done=False))
     err = run(tmp, "error", log(values, error="BENCH-ERROR load mvebu-xp"))
