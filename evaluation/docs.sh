@@ -5,7 +5,8 @@
 # again from the current code and the stored corpus: the simulator's
 # report, JSON, plots, bound, policy sweep, model and interrupt predictor
 # (evaluation/sim.sh); and, from the kept recording, the most a predictor
-# of interrupts per source could remove (evaluation/irq_bound.py).
+# of interrupts per source could remove (evaluation/irq_bound.py); and the
+# report of the in-guest benchmark logs kept (evaluation/bench-kept.sh).
 # Documentation/evaluation/README says what each file is.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,4 +20,5 @@ done
 /usr/bin/python3 "$TOP/evaluation/irq_bound.py" "$TOP/evaluation/recordings/record-3834fea.log.xz" \
 	--sim "${CARGO_TARGET_DIR:-${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}/cargo-target}/release/cpuidle-sim" \
 	>"$doc/irq-bound.md"
-echo "evaluation-docs: $(cd "$doc" && ls sim.md sim.json bound.md policy.md model.md irqpred.md irq-bound.md sim-*.png | tr '\n' ' ')made again in Documentation/evaluation/"
+"$TOP/evaluation/bench-kept.sh" >"$doc/bench-kept.md"
+echo "evaluation-docs: $(cd "$doc" && ls sim.md sim.json bound.md policy.md model.md irqpred.md irq-bound.md bench-kept.md sim-*.png | tr '\n' ' ')made again in Documentation/evaluation/"

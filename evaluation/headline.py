@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""headline.py LOG (--json | --md) [--sim BIN]
+"""headline.py LOG (--json | --md | --regret [--rules MASK]) [--sim BIN]
 
 The headline of a `make record` recording, per table and workload, and the
 simulator held against the guest on it.  LOG is the recording's
@@ -75,7 +75,12 @@ regret at most 0.85 of teo's with the interval's upper end below 1.
 
 --json prints Documentation/evaluation/headline.json, --md
 Documentation/evaluation/agreement.md; pipeline/host-tests.sh makes both
-again and fails on any difference.
+again and fails on any difference.  --regret prints the simulator's
+per-table held-out energy regret rteo/teo per recording governor alone,
+and with --rules MASK the simulator's rteo has only those rules of its
+default mode (cpuidle-sim --rules: what each rule brings to that figure;
+rteo-parity is then no A/A of anything new, and the known answer and the
+A/A do not change the exit status).
 """
 
 import argparse
@@ -189,14 +194,16 @@ def model_flags(gi, table):
             "--irq-delay-us", str(irq.get(table, fill))]
 
 
-def replays(binary, gi, corpus):
-    """{(table, workload, recorded, governor): replay JSON} of every trace."""
+def replays(binary, gi, corpus, extra=()):
+    """{(table, workload, recorded, governor): replay JSON} of every trace
+    (EXTRA: more cpuidle-sim flags)."""
     out = {}
     for g in gi["runs"]:
         trace = os.path.join(corpus, g["set"], "%s.%s.%s.trace" % (
             g["table"], g["workload"], g["governor"]))
         for gov in GOVS:
-            r, why = replay(binary, trace, g["table"], gov, model_flags(gi, g["table"]))
+            r, why = replay(binary, trace, g["table"], gov,
+                            model_flags(gi, g["table"]) + list(extra))
             if r is None:
                 sys.exit("headline: replay of %s under %s failed: %s" % (trace, gov, why))
             out[(g["table"], g["workload"], g["governor"], gov)] = r
@@ -384,11 +391,17 @@ def main():
     how = ap.add_mutually_exclusive_group(required=True)
     how.add_argument("--json", action="store_true")
     how.add_argument("--md", action="store_true")
+    how.add_argument("--regret", action="store_true",
+                     help="the per-table held-out energy regret rteo/teo alone")
+    ap.add_argument("--rules", help="with --regret: the rules of rteo's default mode in force "
+                    "(cpuidle-sim --rules MASK)")
     args = ap.parse_args()
+    if args.rules is not None and not args.regret:
+        ap.error("--rules goes with --regret")
     gi, corpus, kernel, scratch = load(args.log)
     try:
         binary = simulator(args.sim)
-        reps = replays(binary, gi, corpus)
+        reps = replays(binary, gi, corpus, ["--rules", args.rules] if args.rules else [])
     finally:
         shutil.rmtree(scratch)
     srows = sim_rows(gi, reps)
@@ -397,6 +410,17 @@ def main():
     per, order = agreement(gi, reps)
     aa = [r for r in srows if r["numerator"] == "rteo-parity" and r["value"] not in (None, 1.0)]
     cmd = "evaluation/headline.py %s" % os.path.relpath(os.path.abspath(args.log), TOP)
+    if args.regret:
+        print("| table | recorded under | rteo/teo held-out energy regret [95 %%] (rules %s) |"
+              % (args.rules or "all"))
+        print("|---|---|---|")
+        for r in srows:
+            if (r["metric"], r["workload"], r["numerator"], r["denominator"]) == (
+                    "energy_regret", "heldout", "rteo", "teo"):
+                print("| %s | %s | %s |" % (
+                    r["table"], r["recorded_under"], "n/a" if r["value"] is None else
+                    "%.3f [%.3f, %.3f]" % (r["value"], r["ci_low"], r["ci_high"])))
+        return 0
     if args.json:
         head = dict(kernel=kernel, command=cmd + " --json", resamples=RESAMPLES,
                     known_answer=[dict(table=t, check=w, holds=h, detail=x)

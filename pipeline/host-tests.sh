@@ -148,6 +148,9 @@ prints_doc "cpuidle-sim --irq-predictor" Documentation/evaluation/irqpred.md "ev
 prints_doc "evaluation/irq_bound.py" Documentation/evaluation/irq-bound.md "evaluation/docs.sh writes it" \
 	/usr/bin/python3 "$TOP/evaluation/irq_bound.py" "$TOP/evaluation/recordings/record-3834fea.log.xz" \
 	--sim "$sim"
+# the in-guest benchmark logs kept (point 2's runs), per table, pooled
+prints_doc "evaluation/bench-kept.sh" Documentation/evaluation/bench-kept.md "evaluation/docs.sh writes it" \
+	"$TOP/evaluation/bench-kept.sh"
 # the headline of the stored recording (make record), per table, and the
 # simulator held against the guest's own counts on it; headline.py fails
 # (so does the comparison) where the known answer or the A/A control fails
