@@ -18,15 +18,18 @@ shopt -s nullglob
 logs=("$rec"/bench-*.log.xz)
 [ ${#logs[@]} -gt 0 ] || { echo "bench-kept: no bench-*.log.xz in $rec" >&2; exit 1; }
 # the table is the name up to the commit: bench-TABLE-COMMIT[-RUN]
-tables=$(for l in "${logs[@]}"; do
-	basename "$l" .log.xz | sed -E 's/^bench-(.*)-[0-9a-f]{7,40}(-[a-z0-9]+)?$/\1/'
-done | sort -u)
+declare -A table_of
+for l in "${logs[@]}"; do
+	table_of[$l]=$(basename "$l" .log.xz | sed -E 's/^bench-(.*)-[0-9a-f]{7,40}(-[a-z0-9]+)?$/\1/')
+done
+tables=$(printf '%s\n' "${table_of[@]}" | sort -u)
 echo "# In-guest benchmark logs kept in evaluation/recordings"
 echo
 echo "Made by evaluation/bench-kept.sh (evaluation/bench_report.py of the kept logs)."
 for t in $tables; do
 	names=()
-	for l in "$rec/bench-$t-"*.log.xz; do
+	for l in "${logs[@]}"; do
+		[ "${table_of[$l]}" = "$t" ] || continue
 		n=$(basename "$l" .xz)
 		xz -dc "$l" >"$tmp/$n"
 		names+=("$n")

@@ -4,7 +4,7 @@
 
 The report of an in-guest governor run (evaluation/guest/bench.sh) from its
 console LOG: OUTDIR/summary.json, OUTDIR/report.md and OUTDIR/*.png.  With
-several LOGs, runs of one setup (the same clock and the same tables' exit
+several LOGs, runs of one setup (the same clock, scale and tables' exit
 latencies; anything else is refused) pooled: the repetitions of each later
 log are numbered on after those of the logs before it, so a pair of
 governors is still compared within one repetition of one boot.

@@ -405,11 +405,6 @@ def main():
     finally:
         shutil.rmtree(scratch)
     srows = sim_rows(gi, reps)
-    grows = guest_rows(gi, reps)
-    ka = known_answer(gi, reps, srows)
-    per, order = agreement(gi, reps)
-    aa = [r for r in srows if r["numerator"] == "rteo-parity" and r["value"] not in (None, 1.0)]
-    cmd = "evaluation/headline.py %s" % os.path.relpath(os.path.abspath(args.log), TOP)
     if args.regret:
         print("| table | recorded under | rteo/teo held-out energy regret [95 %%] (rules %s) |"
               % (args.rules or "all"))
@@ -421,6 +416,11 @@ def main():
                     r["table"], r["recorded_under"], "n/a" if r["value"] is None else
                     "%.3f [%.3f, %.3f]" % (r["value"], r["ci_low"], r["ci_high"])))
         return 0
+    grows = guest_rows(gi, reps)
+    ka = known_answer(gi, reps, srows)
+    per, order = agreement(gi, reps)
+    aa = [r for r in srows if r["numerator"] == "rteo-parity" and r["value"] not in (None, 1.0)]
+    cmd = "evaluation/headline.py %s" % os.path.relpath(os.path.abspath(args.log), TOP)
     if args.json:
         head = dict(kernel=kernel, command=cmd + " --json", resamples=RESAMPLES,
                     known_answer=[dict(table=t, check=w, holds=h, detail=x)
