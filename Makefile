@@ -6,7 +6,7 @@
 #   make run ARCH=ppc64le   the same on pseries (real snooze/CEDE driver)
 #   make run ARCH=arm64     the same on arm64 virt (PSCI driver, DT idle states)
 #   make check        host tests + build/boot/KUnit/kselftests per arch
-#   make check ARCH=x86_64|ppc64le|armv7|arm64
+#   make check ARCH=x86_64|ppc64le|armv7|arm64   (the parts: pipeline/parts)
 #   make kernel|modules [ARCH=..]   build only
 #   make qemu [ARCH=..]             interactive guest shell
 #   make patches                    git format-patch series against v7.3
@@ -30,13 +30,9 @@
 # out-of-tree build (make -C <kernel build> M=$PWD), it reads Kbuild.
 
 ARCHES := x86_64 ppc64le armv7 arm64
-# What `make check` runs without ARCH= (override to narrow or reorder).
-# The arches after x86_64 build one after the other, each booting once
-# built: armv7's guest run is the longer one, so it builds first.
-CHECK_ARCHES ?= x86_64 x86_64:vstates armv7 ppc64le arm64
-# The second boots of an arch (ARCH:PART, configs/ARCH-PART.tests), also
-# run by make check ARCH=ARCH.
-PARTS_x86_64 := x86_64:vstates
+# What `make check` runs without ARCH=: the rows of pipeline/parts of
+# these arches (and those of every arch: the host tests).
+CHECK_ARCHES ?= $(ARCHES)
 ARCH ?=
 P := $(CURDIR)/pipeline
 E := $(CURDIR)/evaluation
@@ -61,7 +57,7 @@ run: setup
 	@echo "full per-CPU counters: the 'full:' lines of $${RCPUIDLE_CACHE:-$$HOME/.cache/rcpuidle}/logs/$(RUN_ARCH)-run.log"
 
 check: setup
-	@$(P)/check-all.sh $(if $(ARCH),$(ARCH) $(PARTS_$(ARCH)),$(CHECK_ARCHES))
+	@$(P)/check-all.sh $(if $(ARCH),$(ARCH),$(CHECK_ARCHES))
 
 host-check:
 	@$(P)/host-tests.sh

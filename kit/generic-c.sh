@@ -59,7 +59,8 @@ RCPUIDLE_TESTS=$TOP/kit/generic-c.tests RCPUIDLE_KSFT_TARBALL=$out/kselftest-cpu
 log=$CACHE/logs/generic-c-$arch.log
 echo "generic-c: booting (TCG, 2 vCPUs; console log $log)"
 rc=0
-"$TOP/pipeline/boot.sh" "$arch" check "$o/initramfs.cpio" "$log" 2400 || rc=$?
+RCPUIDLE_CPU_LIMIT=$(python3 "$TOP/verdict/testlist.py" "$TOP/kit/generic-c.tests" cpu-limit) \
+	"$TOP/pipeline/boot.sh" "$arch" check "$o/initramfs.cpio" "$log" || rc=$?
 echo "generic-c: the tests ran against: $(grep -m1 -oE 'driver [a-z_]+' "$log" || echo '(no driver named)')"
 sed -n 's/^ksft: //p' "$log" >"$out/runner.log"
 tar -xOzf "$out/kselftest-cpuidle.tar.gz" ./kselftest-list.txt >"$out/list"

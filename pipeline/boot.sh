@@ -5,6 +5,10 @@
 # QEMU TCG with 2 vCPUs.  MODE is check, run or shell.  The console goes
 # to LOG (and to stdout for run/shell).  Exit status: QEMU's, or 124 when
 # the boot timed out (the guest is killed).
+# RCPUIDLE_CPU_LIMIT=SECONDS (check mode): the limit is QEMU's CPU time
+# instead (RLIMIT_CPU), which does not grow when other guests and builds
+# share the host's CPUs, as the wall clock does; TIMEOUT is then 4 times
+# that, a backstop for a guest hung with its vCPUs halted.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 arch=$1 mode=$2 initrd=$3 log=$4 tmo=${5:-900}
@@ -77,11 +81,30 @@ kids_cpu() { # the CPU seconds of this shell's children so far, in $kids
 }
 kids_cpu
 c0=$kids t0=$(date +%s)
-timeout -k 10 "$tmo" "${qemu[@]}" </dev/null >"$log" 2>&1
+cpu=${RCPUIDLE_CPU_LIMIT:-}
+if [ -n "$cpu" ]; then
+	tmo=$((4 * cpu))
+	# (soft: SIGXCPU, which ends QEMU; hard, 10 s later: SIGKILL; no core
+	# file.  --foreground: the signal of a make check part's own time
+	# limit, sent to its process group, reaches QEMU too)
+	timeout --foreground -k 10 "$tmo" prlimit --core=0 --cpu="$cpu:$((cpu + 10))" \
+		"${qemu[@]}" </dev/null >"$log" 2>&1
+else
+	timeout --foreground -k 10 "$tmo" "${qemu[@]}" </dev/null >"$log" 2>&1
+fi
 rc=$?
 kids_cpu
 rm -f "$tf"
-echo "boot: $arch: QEMU ran $(($(date +%s) - t0)) s and took $(awk -v a="$kids" -v b="$c0" 'BEGIN { printf "%.0f", a - b }') CPU-s"
+took=$(awk -v a="$kids" -v b="$c0" 'BEGIN { printf "%.0f", a - b }')
+echo "boot: $arch: QEMU ran $(($(date +%s) - t0)) s and took $took CPU-s${cpu:+ (limit $cpu CPU-s)}"
+case $rc in
+124) echo "boot: $arch: stopped at $tmo s of wall-clock time" ;;
+$((128 + 24)) | 137)
+	if [ -n "$cpu" ] && [ "$took" -ge "$cpu" ]; then
+		echo "boot: $arch: stopped at its limit of $cpu CPU-s"
+		rc=124
+	fi ;;
+esac
 # (the filter of QEMU's log writes its last lines once QEMU has closed
 # the pipe: the log is whole only when the filter has exited; a writer
 # of no lines ends its wait if QEMU never opened the pipe)

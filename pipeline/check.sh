@@ -1,29 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh ARCH: build, boot in check mode, judge the console.
-# The suites each arch must report are in configs/ARCH.tests.
-# check.sh ARCH:PART: a second boot of ARCH's kernel, built already (by
-# check.sh ARCH), with the suites of configs/ARCH-PART.tests, judged as
-# ARCH-PART: pipeline/check-all.sh runs it beside the first, so that a
-# long list finishes sooner.
+# check.sh build ARCH: build ARCH's kernel and modules for the check boot
+#     (x86_64: and the out-of-tree build through the top-level Kbuild).
+# check.sh boot NAME: boot the built kernel in check mode with the suites
+#     of configs/NAME.tests and judge the console.  NAME is ARCH, or
+#     ARCH-PART for a second boot of ARCH's kernel with another list
+#     (configs/x86_64-vstates.tests).
+# Two parts of make check each (pipeline/parts): the boots of one arch
+# run side by side once its build is done.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-arch=${1%%:*} part=
-case $1 in *:*) part=${1#*:} ;; esac
-name=$arch${part:+-$part}
-tests=$TOP/configs/$name.tests
-[ -f "$tests" ] || die "no $tests"
+step=${1:-} name=${2:-}
+arch=${name%%-*}
+case $step in build | boot) ;; *) die "usage: check.sh build ARCH | boot NAME" ;; esac
 arch_setup "$arch"
-t0=$(date +%s)
-if [ -n "$part" ]; then
-	# (the first boot's check built it; building here again would race
-	# with what runs in that build once its guest started: kunit.py)
-	[ -f "$BUILD/$IMAGE" ] || die "$name: no kernel at $BUILD/$IMAGE: check.sh $arch builds it"
-else
+if [ "$step" = build ]; then
 	"$TOP/pipeline/build.sh" "$arch" || exit 1
-fi
-if [ "$arch" = x86_64 ] && [ -z "$part" ]; then
+	[ "$arch" = x86_64 ] || exit 0
 	# the out-of-tree build through the top-level Kbuild, in a scratch copy
 	oot=$(mktemp -d)
 	(cd "$TOP" && git ls-files -z 2>/dev/null | xargs -0 -I{} cp --parents {} "$oot/" 2>/dev/null) ||
@@ -36,25 +30,26 @@ if [ "$arch" = x86_64 ] && [ -z "$part" ]; then
 		die "out-of-tree build (make -C <build> M=...) failed"
 	fi
 	rm -rf "$oot" "$oot.log"
+	exit 0
 fi
+tests=$TOP/configs/$name.tests
+[ -f "$tests" ] || die "no $tests"
+[ -f "$BUILD/$IMAGE" ] || die "$name: no kernel at $BUILD/$IMAGE: check.sh build $arch builds it"
+t0=$(date +%s)
 logs=$CACHE/logs
 mkdir -p "$logs"
-initrd=$BUILD/rcpuidle-initramfs${part:+-$part}.cpio
+initrd=$BUILD/rcpuidle-initramfs-$name.cpio
 RCPUIDLE_TESTS=$tests "$TOP/pipeline/mkinitramfs.sh" "$arch" "$initrd" || exit 1
 echo "check: $name: booting (TCG, 2 vCPUs; console log $logs/$name-check.log)"
-# the arch's boot time limit ("boot-timeout SECONDS" of ARCH.tests) and
-# check boot parameters ("cmdline ...")
-tmo=$(awk '$1 == "boot-timeout" { print $2 }' "$tests")
-tmo=${tmo:-1200}
-cmdline=$(awk '$1 == "cmdline" { $1 = ""; printf "%s", $0 }' "$tests")
-# (RCPUIDLE_BOOT_MARK: a file to create as the guest starts, after which
-# nothing here reads the build: pipeline/check-all.sh then runs kunit.py in it)
-[ -z "${RCPUIDLE_BOOT_MARK:-}" ] || touch "$RCPUIDLE_BOOT_MARK"
+# the boot's limit in QEMU's CPU time ("cpu-limit SECONDS" of the list:
+# the same however many guests share the host's CPUs) and its command line
+cpu=$(python3 "$TOP/verdict/testlist.py" "$tests" cpu-limit) || die "cannot read $tests"
+cmdline=$(python3 "$TOP/verdict/testlist.py" "$tests" cmdline)
 # (arm64: QEMU logs the PSCI calls it handles, counted below)
 qlog=
 [ "$arch" != arm64 ] || { qlog=$logs/$name-qemu.log; rm -f "$qlog"; }
-RCPUIDLE_QEMU_LOG=$qlog RCPUIDLE_CMDLINE="${cmdline# } ${RCPUIDLE_CMDLINE:-}" \
-	"$TOP/pipeline/boot.sh" "$arch" check "$initrd" "$logs/$name-check.log" "${BOOT_TIMEOUT:-$tmo}"
+RCPUIDLE_QEMU_LOG=$qlog RCPUIDLE_CMDLINE="$cmdline ${RCPUIDLE_CMDLINE:-}" \
+	RCPUIDLE_CPU_LIMIT=${BOOT_CPU_LIMIT:-$cpu} "$TOP/pipeline/boot.sh" "$arch" check "$initrd" "$logs/$name-check.log"
 rc=$?
 psci=0
 if [ -n "$qlog" ]; then
@@ -85,7 +80,7 @@ fi
 # with run_kselftest.sh; its output alone (the "ksft: " lines), as a board
 # owner would send it, must be green under make verdict too
 sed -n 's/^ksft: //p' "$logs/$name-check.log" >"$logs/$name-runner.log"
-awk '$1 == "kselftest" { print "cpuidle:" $2 }' "$tests" >"$logs/$name-runner.list"
+python3 "$TOP/verdict/testlist.py" "$tests" kselftest | cut -f1 | sed 's/^/cpuidle:/' >"$logs/$name-runner.list"
 if out=$(LIST="$logs/$name-runner.list" "$TOP/verdict/verdict.sh" "$logs/$name-runner.log" "$arch" 2>&1); then
 	r=green
 else

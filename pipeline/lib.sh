@@ -5,6 +5,9 @@
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
 export PATH="$HOME/.cargo/bin:$PATH"
+# (the project's make hands its command line down in MAKEFLAGS, ARCH=ppc64le
+# among it: the kernel's make must not take it for its own ARCH)
+unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
 
 die() { echo "rcpuidle: error: $*" >&2; exit 1; }
 # the files the patches $@ touch (kernel paths)

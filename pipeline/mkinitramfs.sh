@@ -14,6 +14,9 @@ arch_setup "$arch"
 # (RCPUIDLE_TESTS: another list, RCPUIDLE_KSFT_TARBALL: a kselftest
 # tarball made already, for kit/generic-c.sh's vanilla kernel)
 tests=${RCPUIDLE_TESTS:-$TOP/configs/$arch.tests}
+# (the list's one reader)
+list() { python3 "$TOP/verdict/testlist.py" "$tests" "$1" || die "cannot read $tests"; }
+list module >/dev/null
 
 case "$arch" in
 x86_64)  bb=/bin/busybox ;;
@@ -42,7 +45,7 @@ fi
 # the field's tools the mode needs (RCPUIDLE_GUEST_TOOLS) and the ones the
 # arch's tests need ("tool NAME" lines): Debian's binaries with their
 # libraries (x86_64 and ppc64le)
-tools="${RCPUIDLE_GUEST_TOOLS:-} $(awk '$1 == "tool" { printf "%s ", $2 }' "$tests")"
+tools="${RCPUIDLE_GUEST_TOOLS:-} $(list tool | tr '\n' ' ')"
 if [ -n "${tools// /}" ]; then
 	# shellcheck disable=SC2086 # tool names
 	"$TOP/pipeline/guest-tools.sh" "$arch" "$root" $tools || die "cannot add the guest tools:$tools"
@@ -53,7 +56,7 @@ fi
 	die "cannot build tools/failnth for $arch"
 
 # the modules the arch's tests need, each found exactly once in the build
-for m in $(awk '$1 == "module" { print $2 }' "$tests"); do
+for m in $(list module); do
 	found=$(find "$BUILD" -name "$m" -not -path '*/.tmp*')
 	[ "$(echo "$found" | grep -c .)" = 1 ] ||
 		die "module $m: expected once in $BUILD, found: ${found:-nothing}"
@@ -80,20 +83,19 @@ install -m 755 "$TOP/pipeline/guest/timeout" "$root/usr/bin/timeout"
 # the modules /init loads before the tests, as a board's user following
 # the kit's README would ("preload NAME.ko [PARAM...]" lines; each a
 # "module" of the list)
-awk '$1 == "preload" { $1 = ""; print substr($0, 2) }' "$tests" >"$root/etc/rcpuidle/preload"
+list preload >"$root/etc/rcpuidle/preload"
 while read -r m _; do
 	[ -f "$root/lib/modules/$m" ] || die "$tests preloads $m, which is not a module line"
 done <"$root/etc/rcpuidle/preload"
 
 # the tests /init runs (each must be in the install), and the runner's
 # per-test arguments ("env KSELFTEST_<NAME>_ARGS=..." lines)
-awk '$1 == "kselftest" { print "cpuidle:" $2 }' "$tests" >"$root/etc/rcpuidle/tests"
+list kselftest | cut -f1 | sed 's/^/cpuidle:/' >"$root/etc/rcpuidle/tests"
 while read -r t; do
 	grep -qxF "$t" "$root/kselftest/kselftest-list.txt" ||
 		die "$tests names $t, which the kselftest install does not have"
 done <"$root/etc/rcpuidle/tests"
-awk '$1 == "env" { sub(/^env[ \t]+/, ""); print "export " $0 }' "$tests" \
-	>"$root/etc/rcpuidle/test-env"
+list env | sed 's/^/export /' >"$root/etc/rcpuidle/test-env"
 
 (cd "$root" && find . | cpio -o -H newc --quiet) >"$out.tmp"
 mv "$out.tmp" "$out"

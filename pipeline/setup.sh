@@ -16,8 +16,9 @@
 set -euo pipefail
 # `make check ARCH=ppc64le` exports the project's ARCH (x86_64, ppc64le,
 # armv7); the kernel's make would take it for its own.  Setup is not per
-# architecture.
-unset ARCH
+# architecture.  Nor is the make that runs this: its command line (ARCH=
+# among it) reaches the kernel's make through MAKEFLAGS.
+unset ARCH MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
 
 CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
 KVER_PKG=${RCPUIDLE_LINUX_SOURCE:-linux-source-7.3}

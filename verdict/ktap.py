@@ -64,6 +64,8 @@ import os
 import re
 import sys
 
+import testlist  # (beside this file: the one reader of configs/ARCH.tests)
+
 SPLATS = [
     r"WARNING:", r"BUG:", r"\bOops\b", r"Kernel panic", r"KASAN:", r"UBSAN:",
     r"-+\[ cut here \]-+", r"possible recursive locking",
@@ -159,28 +161,13 @@ def load_parser(kunit_dir):
 
 
 def read_tests(path):
-    """configs/ARCH.tests: 'kunit SUITE', 'kselftest NAME [skip: WHY]'
-    (and the 'module', 'preload', 'tool', 'env', 'cmdline' and 'boot-timeout' lines of the
-    other scripts)."""
-    kunit, ksft = [], {}
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            kind, _, rest = line.partition(" ")
-            name, _, extra = rest.strip().partition(" ")
-            extra = extra.strip()
-            if kind in ("module", "preload", "tool", "env", "cmdline", "boot-timeout") and name:
-                continue  # for mkinitramfs.sh and check.sh
-            if kind == "kunit" and name and not extra:
-                kunit.append(name)
-            elif kind == "kselftest" and name and (
-                    not extra or re.match(r"skip: \S", extra)):
-                ksft[name] = extra[len("skip: "):] if extra else None
-            else:
-                raise SystemExit("%s:%d: cannot read '%s'" % (path, n, line))
-    return kunit, ksft
+    """configs/ARCH.tests (verdict/testlist.py reads it): the KUnit suites
+    and the kselftests (name -> reason to skip as a whole, or None)."""
+    try:
+        t = testlist.read(path)
+    except ValueError as e:
+        raise SystemExit(str(e))
+    return t.kunit, t.kselftest
 
 
 class Parser:
@@ -561,8 +548,7 @@ def main():
         judge_console(v, a.arch, lines, nums)
     if a.tests:
         # each module the guest was to load before the kselftests
-        with open(a.tests) as f:
-            preload = [l.split()[1] for l in f if l.split()[:1] == ["preload"] and len(l.split()) > 1]
+        preload = [p.split()[0] for p in testlist.read(a.tests).preload]
         for m in preload:
             if not any(l.startswith("rcpuidle: preloaded %s " % m) for l in lines):
                 v.error("the guest did not preload %s before the kselftests" % m)
