@@ -65,7 +65,7 @@ sim=$CARGO_TARGET_DIR/release/cpuidle-sim
 sim_base=$TOP/tools/cpuidle-sim/bar-baseline.json
 if ! out=$(cargo build --quiet --release --manifest-path "$TOP/tools/cpuidle-sim/Cargo.toml" 2>&1); then
 	echo "host: simulator build failed:"; echo "$out" | tail -n 12; f=$((f + 1))
-elif out=$("$sim" --check 2>&1); then
+elif out=$("$sim" check 2>&1); then
 	echo "$out" | grep -E '^sim ' | sed 's/^/host: /'; p=$((p + 1))
 else
 	echo "host: simulator check failed:"; echo "$out" | grep -E '^(sim |cpuidle-sim: )' | sed 's/^/host: /'; f=$((f + 1))
@@ -82,8 +82,8 @@ for t in b["heldout"].values():
     t["reference_value"] *= 0.98
 json.dump(b, open(sys.argv[2], "w"), indent=2)' "$sim_base" "$tmp/better.json"
 	head -c 300 "$sim_base" >"$tmp/truncated.json"
-	better=$("$sim" --check --baseline "$tmp/better.json" 2>&1); rb=$?
-	trunc=$("$sim" --check --baseline "$tmp/truncated.json" 2>&1); rt=$?
+	better=$("$sim" check --baseline "$tmp/better.json" 2>&1); rb=$?
+	trunc=$("$sim" check --baseline "$tmp/truncated.json" 2>&1); rt=$?
 	rm -rf "$tmp"
 	nb=$(echo "$better" | grep -c '^sim ratchet: FAIL: held-out .*worse than the baseline')
 	if [ $rb != 0 ] && [ "$nb" = 4 ] && [ $rt != 0 ] &&
@@ -132,18 +132,9 @@ prints_doc() {
 		diff <(echo "$out") "$doc" | head -n 8 | sed 's/^/host: /'; f=$((f + 1))
 	fi
 }
-# the information bound on the stored corpus (cpuidle-sim --bound)
-prints_doc "cpuidle-sim --bound" Documentation/evaluation/bound.md "evaluation/sim.sh writes it" \
-	"$sim" --bound
-# the bound's per-table policy in the closed loop, its weights swept
-prints_doc "cpuidle-sim --policy-sweep" Documentation/evaluation/policy.md "evaluation/sim.sh writes it" \
-	"$sim" --policy-sweep
 # the energy model against the tables' target residencies, per table
-prints_doc "cpuidle-sim --model" Documentation/evaluation/model.md "evaluation/sim.sh writes it" \
-	"$sim" --model
-# the interrupt predictor's stop rule on the held-out traces
-prints_doc "cpuidle-sim --irq-predictor" Documentation/evaluation/irqpred.md "evaluation/sim.sh writes it" \
-	"$sim" --irq-predictor
+prints_doc "cpuidle-sim model" Documentation/evaluation/model.md "evaluation/sim.sh writes it" \
+	"$sim" model
 # the most such a predictor could remove, from the kept recording
 prints_doc "evaluation/irq_bound.py" Documentation/evaluation/irq-bound.md "evaluation/docs.sh writes it" \
 	/usr/bin/python3 "$TOP/evaluation/irq_bound.py" "$TOP/evaluation/recordings/record-3834fea.log.xz" \

@@ -11,10 +11,8 @@
 //! is missed, or when one of rteo's values is worse than the baseline's by
 //! more than [`REL_TOL`].
 
-use json::{field, number, obj, parse_json, string};
+use crate::json::{exact as num, field, number, obj, parse_json, string};
 use std::fmt::Write as _;
-
-mod json;
 
 /// The ratchet's relative tolerance: 0.1 %.  The simulator is
 /// deterministic (fixed seeds, the recorded traces, the kernel's integer
@@ -141,16 +139,6 @@ pub struct Bar {
     /// (set, class, episodes) of each recorded trace.
     pub corpus: Vec<(String, String, u64)>,
     pub targets: Vec<Target>,
-}
-
-/// A number as JSON: the shortest text that reads back as the same
-/// `f64`; `null` if it is not finite.
-pub fn num(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x}")
-    } else {
-        "null".into()
-    }
 }
 
 /// `{ "rteo": .., "reference": .., "reference_value": .., "outcome": .. }`

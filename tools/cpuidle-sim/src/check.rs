@@ -1,117 +1,64 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! `--check` and `--write-baseline`: rteo's parity mode against teo.c on
-//! every run, rteo's targets on each set as a [`bar::Bar`], and the bar
-//! itself (src/bar.rs): the targets shown, the baseline written or the run
-//! ratcheted against it.
+//! `cpuidle-sim check`: the bar (README.md, "The bar"; the baseline's
+//! format and the ratchet are src/bar.rs).  After the corpus run and its
+//! headline table: rteo's parity mode against teo.c on every run and
+//! rteo's targets on each set shown, then this run ratcheted against the
+//! baseline, or written as the new one (`--write-baseline`).
 
 use crate::{
     bar,
-    corpus::{corpus_list, total, Recorded, Row, Set},
-    governors::RULES,
-    reports::ratio,
-    simulate::Score,
+    corpus::{Corpus, CorpusOpts, Set},
+    reports,
+    simcore::Core,
+    targets,
 };
 use std::process::ExitCode;
 
-/// rteo's targets on one set (README.md, "The bar"), in the order of
-/// [`bar::METRICS`]: its value and the bound from the kernel's governors.
-fn targets_of(rows: &[Row], set: Set, name: &str) -> Vec<bar::Target> {
-    let of = |g: &str| total(rows, g, Some(set), None);
-    let (r, teo, menu) = (of("rteo"), of("teo"), of("menu"));
-    bar::METRICS
-        .iter()
-        .map(|m| {
-            let (rteo, bound) = match m.key {
-                "energy_regret" => (r.regret(), 0.5 * teo.regret()),
-                "too_deep_per_entry" => (ratio(r.above, r.entries), ratio(teo.above, teo.entries)),
-                "too_shallow_per_entry" => {
-                    (ratio(r.below, r.entries), ratio(menu.below, menu.entries))
-                }
-                "irq_exit_latency_us" => (r.latency_us(), teo.latency_us()),
-                k => unreachable!("no target {k}"),
-            };
-            bar::Target {
-                set: name.to_string(),
-                key: m.key.to_string(),
-                rteo,
-                bound,
-            }
-        })
-        .collect()
+/// `cpuidle-sim check`'s arguments.
+#[derive(clap::Args, Debug)]
+pub(crate) struct CheckArgs {
+    #[command(flatten)]
+    corpus: CorpusOpts,
+    /// The baseline this run is ratcheted against
+    #[arg(long, value_name = "FILE", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/bar-baseline.json"))]
+    baseline: String,
+    /// Write this run's bar to FILE, the new baseline, instead of
+    /// ratcheting against one
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    write_baseline: Option<String>,
 }
 
-/// What parity mode must share with teo.c on a run: every count and sum
-/// of the score (the same decisions give the same sums, to the bit).
-fn parity_key(s: &Score) -> impl PartialEq + use<> {
-    (
-        (s.periods, s.entries, s.above, s.below, s.exact),
-        (s.energy.to_bits(), s.oracle_energy.to_bits()),
-        (s.irq_wakes, s.irq_latency_ns.to_bits()),
-        (s.irq_ends, s.wake_latency_ns.to_bits()),
-        (s.below_tick, s.below_poll),
-        (s.state_entries, s.state_ns),
-    )
-}
-
-/// rteo-parity's runs against teo.c's on each set: (name, set, runs, runs
-/// that differ); each run that differs is named on stderr.
-pub(crate) fn parity(rows: &[Row]) -> [(&'static str, Set, usize, usize); 3] {
-    let mut parity = [
-        ("tuning", Set::NoQos, 0, 0),
-        ("QoS-limited", Set::Qos, 0, 0),
-        ("held-out", Set::Heldout, 0, 0),
-    ];
-    for r in rows.iter().filter(|r| r.gov == "rteo-parity") {
-        let teo = rows
-            .iter()
-            .find(|x| x.gov == "teo" && x.table == r.table && x.class == r.class)
-            .map(|x| x.score);
-        let same = teo.is_some_and(|t| parity_key(&t) == parity_key(&r.score));
-        if !same {
-            eprintln!(
-                "cpuidle-sim: rteo-parity differs from teo on {}/{}",
-                r.table, r.class
-            );
+/// Runs the corpus, prints its headline table and the bar, and writes the
+/// baseline or ratchets against it.
+pub(crate) fn main(args: &CheckArgs) -> ExitCode {
+    let mut core = Core::lock();
+    let corpus = match Corpus::run(&mut core, &args.corpus) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("cpuidle-sim: {e}");
+            return ExitCode::FAILURE;
         }
-        for p in parity.iter_mut().filter(|p| p.1.has(r)) {
-            p.2 += 1;
-            p.3 += usize::from(!same);
-        }
+    };
+    reports::breakdown_if_asked(&corpus.rows);
+    let parity = targets::parity(&corpus.rows);
+    let parity_ok = parity.iter().all(|p| p.3 == 0);
+    let bar_now = targets::bar_of(&corpus);
+    print!("{}", reports::set_table(&corpus.rows, Set::Tuning));
+    show(&parity, parity_ok, &bar_now);
+    if let Some(path) = &args.write_baseline {
+        return write_baseline(parity_ok, &bar_now, path);
     }
-    parity
-}
-
-/// This run's bar: its setup, the recorded corpus and rteo's targets on
-/// the held-out and the tuning sets.
-pub(crate) fn bar_of(
-    rows: &[Row],
-    recorded: &[Recorded],
-    episodes: usize,
-    relax_ns: u64,
-) -> bar::Bar {
-    bar::Bar {
-        episodes: episodes as u64,
-        relax_ns,
-        rules: u64::from(RULES.load(std::sync::atomic::Ordering::Relaxed)),
-        corpus: corpus_list(recorded),
-        targets: [("heldout", Set::Heldout), ("tuning", Set::Tuning)]
-            .iter()
-            .flat_map(|&(name, set)| targets_of(rows, set, name))
-            .collect(),
+    let ratchet_ok = ratchet(&bar_now, &args.baseline);
+    if parity_ok && ratchet_ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }
 
-/// `--check` (`write_baseline` `None`) or `--write-baseline`, after the
-/// run: the parity verdict and rteo's targets shown, then the baseline
-/// written, or this run (`bar_now`) ratcheted against the `baseline` file.
-pub(crate) fn run(
-    parity: &[(&str, Set, usize, usize)],
-    parity_ok: bool,
-    bar_now: &bar::Bar,
-    write_baseline: Option<&str>,
-    baseline: &str,
-) -> ExitCode {
+/// The parity verdict and rteo's targets, one a line.
+fn show(parity: &[(&str, Set, usize, usize)], parity_ok: bool, bar_now: &bar::Bar) {
     // The bar (README.md, "The bar").  Hard: parity mode scores as teo.c.
     println!(
         "sim check: parity: rteo-parity scores exactly as teo on every run: {}: {}",
@@ -141,44 +88,50 @@ pub(crate) fn run(
         };
         println!("sim {what}: {}", t.line());
     }
-    if let Some(path) = write_baseline {
-        if !parity_ok {
-            println!("sim baseline: not written: parity mode differs from teo");
-            return ExitCode::FAILURE;
-        }
-        let text = match bar_now.to_json() {
-            Ok(t) => t,
-            Err(e) => {
-                println!("sim baseline: not written: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
-        match std::fs::read_to_string(path).map(|t| bar::Bar::parse(&t)) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                println!("sim baseline: {path} is new")
-            }
-            Err(e) => println!("sim baseline: {path} unreadable ({e}): replaced"),
-            Ok(Err(e)) => println!("sim baseline: {path} was malformed ({e}): replaced"),
-            Ok(Ok(old)) => {
-                let changes = bar_now.changes(&old);
-                if changes.is_empty() {
-                    println!("sim baseline: no change against {path}");
-                }
-                for c in changes {
-                    println!("sim baseline: changed: {c}");
-                }
-            }
-        }
-        if let Err(e) = std::fs::write(path, text) {
-            eprintln!("cpuidle-sim: {path}: {e}");
-            return ExitCode::FAILURE;
-        }
-        println!("sim baseline: wrote {path}");
-        return ExitCode::SUCCESS;
+}
+
+/// `--write-baseline`: what changed against the file, then the file
+/// written; refused when parity mode differs from teo.c.
+fn write_baseline(parity_ok: bool, bar_now: &bar::Bar, path: &str) -> ExitCode {
+    if !parity_ok {
+        println!("sim baseline: not written: parity mode differs from teo");
+        return ExitCode::FAILURE;
     }
-    // The ratchet: no target the baseline has met missed, none of rteo's
-    // values worse than the baseline's.
-    let ratchet_ok = match bar::Bar::load(baseline) {
+    let text = match bar_now.to_json() {
+        Ok(t) => t,
+        Err(e) => {
+            println!("sim baseline: not written: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match std::fs::read_to_string(path).map(|t| bar::Bar::parse(&t)) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            println!("sim baseline: {path} is new")
+        }
+        Err(e) => println!("sim baseline: {path} unreadable ({e}): replaced"),
+        Ok(Err(e)) => println!("sim baseline: {path} was malformed ({e}): replaced"),
+        Ok(Ok(old)) => {
+            let changes = bar_now.changes(&old);
+            if changes.is_empty() {
+                println!("sim baseline: no change against {path}");
+            }
+            for c in changes {
+                println!("sim baseline: changed: {c}");
+            }
+        }
+    }
+    if let Err(e) = std::fs::write(path, text) {
+        eprintln!("cpuidle-sim: {path}: {e}");
+        return ExitCode::FAILURE;
+    }
+    println!("sim baseline: wrote {path}");
+    ExitCode::SUCCESS
+}
+
+/// The ratchet: no target the baseline has met missed, none of rteo's
+/// values worse than the baseline's; whether it held.
+fn ratchet(bar_now: &bar::Bar, baseline: &str) -> bool {
+    match bar::Bar::load(baseline) {
         Err(e) => {
             println!("sim ratchet: FAILED: {e}");
             false
@@ -207,21 +160,16 @@ pub(crate) fn run(
             );
             v.fails.is_empty()
         }
-    };
-    if parity_ok && ratchet_ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::load_corpus;
+    use crate::corpus::{corpus_list, load_corpus};
     use rteo_core::rteo_core::rule;
 
-    /// The committed baseline of `--check` reads, and is for the default
+    /// The committed baseline of `check` reads, and is for the default
     /// run (every rule, one `cpu_relax()` = 1 ns) and the corpus as it is.
     #[test]
     fn committed_baseline_is_well_formed() {
@@ -235,7 +183,7 @@ mod tests {
         base.sort();
         assert_eq!(
             base, now,
-            "the corpus changed: cpuidle-sim --write-baseline {path}"
+            "the corpus changed: cpuidle-sim check --write-baseline {path}"
         );
     }
 }

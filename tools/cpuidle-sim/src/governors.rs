@@ -2,13 +2,12 @@
 
 //! The governors the simulator drives, behind one [`Governor`] trait: the
 //! kernel's teo.c and menu.c (compiled from the tree with the parity shim,
-//! see build.rs), rteo's decision core in its default mode (its rules as
-//! `--rules` leaves them) and in parity mode, and `--bound`'s reference,
-//! the state the sleep length allows.
+//! see build.rs), and rteo's decision core in its default mode (its rules
+//! as `--rules` leaves them) and in parity mode.
 
 use crate::{simcore::Core, table::Table};
 use rteo_core::host::HostEnv;
-use rteo_core::rteo_core::{rule, Mode, SleepLength, State, Teo};
+use rteo_core::rteo_core::{rule, Mode, SleepLength, Teo};
 
 /// The inputs of one `select()`.
 pub(crate) struct Query {
@@ -28,12 +27,6 @@ pub(crate) trait Governor {
     fn poll_time_limit(&self) -> bool;
     /// The core's accounting after the CPU left state `idx`, then reflect().
     fn wakeup(&mut self, idx: usize, residency_ns: u64, poll_time_limit: bool, got_tick: bool);
-    /// An idle period begins (before its first `select()`); only a
-    /// governor that learns from more than the idle loop tells it, as
-    /// [`crate::irqpred`]'s, looks.
-    fn period_start(&mut self, _ep: &crate::corpus::Episode) {}
-    /// The idle period ended, woken as `ep` says.
-    fn period_end(&mut self, _ep: &crate::corpus::Episode) {}
 }
 
 macro_rules! c_governor {
@@ -157,40 +150,26 @@ impl Governor for CMenu {
     }
 }
 
-/// `--bound`'s reference: the state the sleep length allows (the deepest
-/// whose target residency fits it, within the QoS limit), the tick
-/// stopped; no history at all.
-pub(crate) struct TimerOnly(pub(crate) Vec<State>);
-impl Governor for TimerOnly {
-    fn name(&self) -> &'static str {
-        "timer"
-    }
-    fn reset(&mut self, t: &Table) {
-        self.0.clone_from(&t.states);
-    }
-    fn select(&mut self, q: &Query) -> (usize, bool) {
-        let fits = |s: &&State| {
-            s.exit_latency_ns <= q.latency_req_ns && s.target_residency_ns <= q.sleep_ns
-        };
-        let n = self
-            .0
-            .iter()
-            .take_while(|s| s.exit_latency_ns <= q.latency_req_ns)
-            .count();
-        let idx = self.0[..n].iter().rposition(|s| fits(&s)).unwrap_or(0);
-        (idx, true)
-    }
-    fn poll_time_limit(&self) -> bool {
-        false
-    }
-    fn wakeup(&mut self, _idx: usize, _r: u64, _ptl: bool, _tick: bool) {}
-}
-
 /// `--rules MASK`: the rules of rteo's default mode in force (`rule` bits
 /// of the core, all by default), as the `rteo.rules_off` parameter leaves
 /// them.
 pub(crate) static RULES: std::sync::atomic::AtomicU32 =
     std::sync::atomic::AtomicU32::new(rule::ALL);
+
+/// A `--rules` mask, hexadecimal (`0x`) or decimal, of the core's rules
+/// only.
+pub(crate) fn parse_rules(v: &str) -> Result<u32, String> {
+    let m = match v.strip_prefix("0x") {
+        Some(h) => u32::from_str_radix(h, 16).ok(),
+        None => v.parse().ok(),
+    };
+    m.filter(|m| m & !rule::ALL == 0).ok_or_else(|| {
+        format!(
+            "a mask of rteo's rules (at most {:#x}), not {v:?}",
+            rule::ALL
+        )
+    })
+}
 
 struct Rteo {
     name: &'static str,
@@ -246,14 +225,6 @@ pub(crate) const GOVS: &[&str] = &["rteo", "rteo-parity", "teo", "menu"];
 pub(crate) fn governor(name: &str) -> Box<dyn Governor> {
     match name {
         "rteo" => Box::new(Rteo::new("rteo", Mode::Default)),
-        "rteo-irq" => Box::new(crate::irqpred::IrqPredicting::new(
-            "rteo-irq",
-            Box::new(Rteo::new("rteo", Mode::Default)),
-        )),
-        "teo-irq" => Box::new(crate::irqpred::IrqPredicting::new(
-            "teo-irq",
-            Box::new(CTeo),
-        )),
         "rteo-parity" => Box::new(Rteo::new("rteo-parity", Mode::Parity)),
         "teo" => Box::new(CTeo),
         _ => Box::new(CMenu),

@@ -1,13 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The JSON reader of the bar's baseline file (`bar-baseline.json`): a
-//! document parsed whole into a [`Json`] value, and the accessors
-//! [`super::Bar::parse`] checks each field's kind with.
+//! JSON, a leaf of the crate: the two ways the reports write a number, and
+//! the reader of the bar's baseline file (`bar-baseline.json`): a document
+//! parsed whole into a [`Json`] value, and the accessors
+//! [`crate::bar::Bar::parse`] checks each field's kind with.
+
+/// A number as the reports write it (`--json`, `replay --json`): six
+/// decimals; `null` if it is not finite.
+pub(crate) fn fixed(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.6}")
+    } else {
+        "null".into()
+    }
+}
+
+/// A number as the baseline holds it: the shortest text that reads back
+/// as the same `f64`; `null` if it is not finite.
+pub(crate) fn exact(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x}")
+    } else {
+        "null".into()
+    }
+}
 
 /// A JSON value, as much of JSON as a baseline needs (all of it but
 /// `\u` escapes beyond the Basic Multilingual Plane).
 #[derive(Clone, Debug, PartialEq)]
-pub(super) enum Json {
+pub(crate) enum Json {
     Null,
     Bool(bool),
     Num(f64),
@@ -28,14 +49,14 @@ fn kind(j: &Json) -> &'static str {
     }
 }
 
-pub(super) fn obj<'a>(j: &'a Json, what: &str) -> Result<&'a [(String, Json)], String> {
+pub(crate) fn obj<'a>(j: &'a Json, what: &str) -> Result<&'a [(String, Json)], String> {
     match j {
         Json::Obj(o) => Ok(o),
         x => Err(format!("{what}: {}, not an object", kind(x))),
     }
 }
 
-pub(super) fn field<'a>(
+pub(crate) fn field<'a>(
     o: &'a [(String, Json)],
     key: &str,
     what: &str,
@@ -46,14 +67,14 @@ pub(super) fn field<'a>(
         .ok_or_else(|| format!("{what}: no \"{key}\""))
 }
 
-pub(super) fn number(j: &Json, what: &str) -> Result<f64, String> {
+pub(crate) fn number(j: &Json, what: &str) -> Result<f64, String> {
     match j {
         Json::Num(x) => Ok(*x),
         x => Err(format!("{what}: {}, not a number", kind(x))),
     }
 }
 
-pub(super) fn string<'a>(j: &'a Json, what: &str) -> Result<&'a str, String> {
+pub(crate) fn string<'a>(j: &'a Json, what: &str) -> Result<&'a str, String> {
     match j {
         Json::Str(s) => Ok(s),
         x => Err(format!("{what}: {}, not a string", kind(x))),
@@ -257,7 +278,7 @@ impl Parser<'_> {
 }
 
 /// One JSON document, nothing after it.
-pub(super) fn parse_json(text: &str) -> Result<Json, String> {
+pub(crate) fn parse_json(text: &str) -> Result<Json, String> {
     let mut p = Parser {
         s: text.as_bytes(),
         i: 0,

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! `--model`: the energy model against what governors go by.
+//! `cpuidle-sim model` (and `run --model`): the energy model against what
+//! governors go by.
 //!
-//! A governor (and the oracle, [`crate::simulate::oracle`]) takes a state
+//! A governor (and the oracle, [`crate::oracle::oracle`]) takes a state
 //! once the idle time reaches its target residency.  The energy model
-//! ([`bound::entry`]: the residency at the state's power plus the entry's
+//! ([`entry`]: the residency at the state's power plus the entry's
 //! own energy) has its own break-even point for each state against the
 //! next shallower one: the idle time from which one entry of the deeper
 //! state costs no more.  The entry energies are derived from the target
@@ -18,11 +19,34 @@
 //! recorded the traces.
 
 use crate::{
-    bound,
-    corpus::{score_of, set_traces, Corpus, Set},
+    corpus::{score_of, set_traces, Corpus, CorpusOpts, Set},
+    oracle::{cheapest_entry, entry, oracle_energy},
+    simulate::Score,
     table::Table,
 };
-use std::fmt::Write as _;
+use std::{fmt::Write as _, process::ExitCode};
+
+/// `cpuidle-sim model`'s arguments.
+#[derive(clap::Args, Debug)]
+pub(crate) struct ModelArgs {
+    #[command(flatten)]
+    corpus: CorpusOpts,
+}
+
+/// Runs the corpus and prints [`report`].
+pub(crate) fn main(args: &ModelArgs) -> ExitCode {
+    let mut core = crate::simcore::Core::lock();
+    match Corpus::run(&mut core, &args.corpus) {
+        Ok(c) => {
+            print!("{}", report(&c));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("cpuidle-sim: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
 
 /// The longest idle time searched for a break-even point, ns (100 s).
 const SEARCH_NS: i64 = 100_000_000_000;
@@ -32,7 +56,7 @@ const SEARCH_NS: i64 = 100_000_000_000;
 /// if it never does within [`SEARCH_NS`].  (Both entries' costs grow
 /// linearly with the idle time: the search is a bisection.)
 pub(crate) fn break_even_ns(t: &Table, shallow: usize, deep: usize) -> Option<i64> {
-    let pays = |len: i64| bound::entry(t, deep, len).0 <= bound::entry(t, shallow, len).0;
+    let pays = |len: i64| entry(t, deep, len) <= entry(t, shallow, len);
     if pays(0) {
         return Some(0);
     }
@@ -108,16 +132,16 @@ fn per_table(corpus: &Corpus) -> String {
     );
     for (name, set) in [("tuning", Set::Tuning), ("held out", Set::Heldout)] {
         let traces = set_traces(corpus, set);
-        let all = score_of(corpus.rows, "teo", Some(set), None);
+        let all = score_of(&corpus.rows, "teo", Some(set), None);
         let all_excess = all.energy - all.oracle_energy;
-        for t in corpus.tabs {
+        for t in &corpus.tabs {
             let mine: Vec<_> = corpus
                 .rows
                 .iter()
                 .filter(|r| r.table == t.name && set.has(r))
                 .collect();
             let score = |g: &str| {
-                let mut s = crate::simulate::Score::default();
+                let mut s = Score::default();
                 for r in mine.iter().filter(|r| r.gov == g) {
                     s.add(&r.score);
                 }
@@ -131,8 +155,8 @@ fn per_table(corpus: &Corpus) -> String {
             for (tt, _, trace, _) in traces.iter().filter(|x| x.0.name == t.name) {
                 for e in trace {
                     let qos_ns = i64::from(e.qos_us).saturating_mul(1000);
-                    cheapest += bound::cheapest_entry(tt, e);
-                    oracle += bound::oracle_energy(tt, e, qos_ns);
+                    cheapest += cheapest_entry(tt, e);
+                    oracle += oracle_energy(tt, e, qos_ns);
                 }
             }
             let _ = writeln!(
@@ -165,10 +189,10 @@ fn per_recorder(corpus: &Corpus) -> String {
         "\nPer table and recording governor (the recorded traces only): the energy regret of each governor, and its ratio to teo's\n\n| set | table | recorded under | periods | teo | rteo | menu | rteo / teo | menu / teo |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for (name, set) in [("tuning", Set::Tuning), ("held out", Set::Heldout)] {
-        for t in corpus.tabs {
+        for t in &corpus.tabs {
             for rec in ["teo", "menu", "rteo"] {
                 let score = |g: &str| {
-                    let mut s = crate::simulate::Score::default();
+                    let mut s = Score::default();
                     for r in corpus.rows.iter().filter(|r| {
                         r.gov == g
                             && r.table == t.name
@@ -200,9 +224,10 @@ fn per_recorder(corpus: &Corpus) -> String {
     out
 }
 
-/// The `--model` report.
+/// The model's report: the break-even points, then per table and per
+/// recording governor.
 pub(crate) fn report(corpus: &Corpus) -> String {
-    break_evens(corpus.tabs) + &per_table(corpus) + &per_recorder(corpus)
+    break_evens(&corpus.tabs) + &per_table(corpus) + &per_recorder(corpus)
 }
 
 #[cfg(test)]
@@ -278,16 +303,13 @@ mod tests {
                 let len = k * (2 * last / 4000).max(1);
                 let cheapest = (0..t.states.len())
                     .min_by(|&a, &b| {
-                        let (ea, eb) = (bound::entry(&t, a, len).0, bound::entry(&t, b, len).0);
+                        let (ea, eb) = (entry(&t, a, len), entry(&t, b, len));
                         // a tie goes to the deeper state, as the oracle's
                         ea.partial_cmp(&eb).unwrap().then(b.cmp(&a))
                     })
                     .unwrap();
-                let oracle = crate::simulate::oracle(&t, len, i64::MAX);
-                let (ec, eo) = (
-                    bound::entry(&t, cheapest, len).0,
-                    bound::entry(&t, oracle, len).0,
-                );
+                let oracle = crate::oracle::oracle(&t, len, i64::MAX);
+                let (ec, eo) = (entry(&t, cheapest, len), entry(&t, oracle, len));
                 assert!(
                     cheapest == oracle || (ec - eo).abs() < 1e-6 * eo,
                     "{name} {len} ns: cheapest {cheapest}, oracle {oracle}"

@@ -1,25 +1,111 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! `--replay`: one recorded trace with one governor on one table, in
-//! core.c's world as the corpus runs, or in the emulated world of
+//! `cpuidle-sim replay`: one recorded trace with one governor on one
+//! table, in core.c's world as the corpus runs, or in the emulated world of
 //! src/world.c (an emulator's late interrupts to a halted CPU, the idle
-//! loop's own costs); what the guest's tracepoints measure of the same run.
-//! Its tests run hand-made traces through the closed loop in both worlds:
-//! the kernel's counters, the energy model of scaled tables, the emulated
-//! world's delays and costs.
+//! loop's own costs); what the guest's tracepoints measure of the same run
+//! (README.md, "Replay").  Its tests run hand-made traces through the
+//! closed loop in both worlds: the kernel's counters, the energy model of
+//! scaled tables, the emulated world's delays and costs.
 
 use crate::{
-    bound,
-    corpus::{load_trace, raise_times},
-    governors::governor,
-    reports::{json_num, ratio},
+    episode::{load_trace, raise_times},
+    governors::{governor, GOVS},
+    json::fixed as json_num,
+    oracle::{cheapest_entry, oracle_energy},
     simcore::Core,
-    simulate::{simulate, Score},
-    table::Table,
-    US,
+    simulate::{simulate, Knobs, Score},
+    table::{table_named, Table},
+    units::{ratio, US},
 };
+use std::process::ExitCode;
 
-/// `--replay`: one recorded trace, closed loop as [`simulate`] runs every
+/// `cpuidle-sim replay`'s arguments.
+#[derive(clap::Args, Debug)]
+pub(crate) struct ReplayArgs {
+    /// A recorded trace, in evaluation/trace2corpus.py's format
+    #[arg(value_name = "TRACE")]
+    trace: String,
+    /// A table of cpuidle_tables.rs, or BASE-xN: BASE with every exit
+    /// latency and target residency multiplied by N (1..1000)
+    #[arg(long, value_name = "NAME")]
+    table: String,
+    /// The governor
+    #[arg(long, value_name = "G", value_parser = clap::builder::PossibleValuesParser::new(GOVS))]
+    governor: String,
+    /// Replay in the emulated world (src/world.c): the tick reaches a
+    /// halted CPU N us late, a recorded late wake-up stays late
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(0..=1_000_000))]
+    wake_delay_us: Option<i64>,
+    /// In the emulated world: an interrupt reaches a halted CPU N us late
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "wake_delay_us", value_parser = clap::value_parser!(i64).range(0..=1_000_000))]
+    irq_delay_us: i64,
+    /// In the emulated world: the idle loop's own work, us: each
+    /// decision, each stop of the tick, each restart of a stopped tick
+    #[arg(long, value_name = "DECIDE,STOP,RESTART", requires = "wake_delay_us", value_parser = parse_tick_costs)]
+    tick_costs_us: Option<[i64; 3]>,
+    #[command(flatten)]
+    knobs: Knobs,
+    /// Write the replay's figures to FILE as JSON
+    #[arg(long, value_name = "FILE")]
+    json: Option<String>,
+}
+
+/// `DECIDE,STOP,RESTART`, each 0..1000000 us.
+fn parse_tick_costs(v: &str) -> Result<[i64; 3], String> {
+    let c: Vec<Option<i64>> = v
+        .split(',')
+        .map(|x| x.parse().ok().filter(|n| (0..=1_000_000).contains(n)))
+        .collect();
+    match c[..] {
+        [Some(d), Some(s), Some(r)] => Ok([d, s, r]),
+        _ => Err("DECIDE,STOP,RESTART, each 0..1000000 us".into()),
+    }
+}
+
+/// Replays the trace, prints what the guest would have measured, and
+/// writes it as JSON where asked.
+pub(crate) fn main(args: &ReplayArgs) -> ExitCode {
+    let t = match table_named(&args.table) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("cpuidle-sim: --table {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let gov = GOVS
+        .iter()
+        .find(|&&g| g == args.governor)
+        .expect("clap checked the governor");
+    let mut core = Core::lock();
+    args.knobs.apply(&mut core);
+    let r = match Replay::run(
+        &mut core,
+        &args.trace,
+        t,
+        gov,
+        args.wake_delay_us.map(|d| d * US),
+        args.irq_delay_us * US,
+        args.tick_costs_us.unwrap_or_default().map(|c| c * US),
+        args.knobs.relax_ns,
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("cpuidle-sim: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    print!("{}", r.text());
+    if let Some(path) = &args.json {
+        if let Err(e) = std::fs::write(path, r.json()) {
+            eprintln!("cpuidle-sim: {path}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// One recorded trace, closed loop as [`simulate`] runs every
 /// trace, with one governor on one table; what the guest's tracepoints
 /// measure of the same run (evaluation/fidelity.py compares the two).
 pub(crate) struct Replay {
@@ -34,7 +120,7 @@ pub(crate) struct Replay {
     relax_ns: u64,
     score: Score,
     /// The energy model's optimum for the trace's periods as the guest
-    /// recorded them ([`bound::cheapest_entry`] summed), in the unit of
+    /// recorded them ([`cheapest_entry`] summed), in the unit of
     /// [`Score::energy`] (mW x ns), and the oracle's energy for them: each
     /// period as long as the guest was idle, a wake-up past the sleep
     /// length included (the emulated world's reading of the trace, whatever
@@ -45,10 +131,6 @@ pub(crate) struct Replay {
 }
 
 impl Replay {
-    /// The replay's score.
-    pub(crate) fn score(&self) -> &Score {
-        &self.score
-    }
     /// `wake_delay_ns`: `Some`, the emulated world (src/world.c) with the
     /// tick's wake-up delay and the recorded late wake-ups, and an
     /// interrupt's delay to a halted CPU of `irq_delay_ns` ([`raise_times`]);
@@ -87,13 +169,10 @@ impl Replay {
         let score = simulate(core, g.as_mut(), &table, "replay", &episodes);
         core.set_emulated(None);
         let recorded = load_trace(std::path::Path::new(trace), true)?;
-        let optimum_energy = recorded
-            .iter()
-            .map(|e| bound::cheapest_entry(&table, e))
-            .sum();
+        let optimum_energy = recorded.iter().map(|e| cheapest_entry(&table, e)).sum();
         let oracle_energy = recorded
             .iter()
-            .map(|e| bound::oracle_energy(&table, e, i64::from(e.qos_us) * US))
+            .map(|e| oracle_energy(&table, e, i64::from(e.qos_us) * US))
             .sum();
         Ok(Self {
             trace: trace.to_string(),
@@ -203,14 +282,14 @@ impl Replay {
     }
 }
 
-/// The time-scaled tables, `--replay` and its emulated world.
+/// The time-scaled tables, `replay` and its emulated world.
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::{
-        corpus::{generate, Episode, CLASSES},
-        governors::{Governor, Query, GOVS},
-        table::{table_named, tables},
+        episode::{generate, Episode, CLASSES},
+        governors::{Governor, Query},
+        table::tables,
     };
 
     /// A hand-made trace in a file of its own.

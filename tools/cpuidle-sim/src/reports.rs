@@ -1,34 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! What a corpus run reports: the markdown tables (stdout and `--md`),
-//! the JSON summary (`--json`), the regret's breakdown (`SIM_BREAKDOWN`),
-//! and the information bound's reports, `--bound` and `--policy-sweep`.
+//! the JSON summary (`--json`) and the regret's breakdown
+//! (`SIM_BREAKDOWN`).
 
 use crate::{
-    bar, bound,
-    corpus::{score_of, set_traces, Corpus, Episode, Row, Set, CLASSES},
-    governors::{TimerOnly, GOVS},
-    simcore::Core,
-    simulate::{simulate, Score},
-    table::Table,
+    bar,
+    corpus::{score_of, Corpus, Row, Set},
+    episode::CLASSES,
+    governors::GOVS,
+    json::fixed as json_num,
+    simulate::Score,
+    units::ratio,
 };
 use std::fmt::Write as _;
-
-pub(crate) fn json_num(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:.6}")
-    } else {
-        "null".into()
-    }
-}
-
-pub(crate) fn ratio(n: u64, d: u64) -> f64 {
-    if d == 0 {
-        f64::NAN
-    } else {
-        n as f64 / d as f64
-    }
-}
 
 /// Every field of a score.  Rates: `*_pct` in % of the entries or per 100
 /// periods (as the tables), `*_per_entry` and `*_per_period` as plain
@@ -107,10 +92,17 @@ fn class_flags(rows: &[Row], c: &str) -> (bool, bool) {
     )
 }
 
+/// With `SIM_BREAKDOWN` set, [`breakdown`].
+pub(crate) fn breakdown_if_asked(rows: &[Row]) {
+    if std::env::var_os("SIM_BREAKDOWN").is_some() {
+        breakdown(rows);
+    }
+}
+
 /// `SIM_BREAKDOWN=1`, on stderr: per run, where the too-shallow entries
 /// come from and the energy regret by kind of period; then the regret by
 /// kind per set.
-pub(crate) fn breakdown(rows: &[Row]) {
+fn breakdown(rows: &[Row]) {
     let kinds = |s: &Score| {
         let k = s.excess_by_kind.map(|x| x / s.oracle_energy);
         format!(
@@ -150,16 +142,37 @@ pub(crate) fn breakdown(rows: &[Row]) {
     }
 }
 
+/// The table of each set, under its heading (`headline`: the tuning
+/// set's).
+fn set_sections(rows: &[Row], headline: &str) -> String {
+    format!(
+        "### Tuning set (synthetic classes and corpus/tuning; the `--check` population)\n\n{headline}\n### Tuning set without latency limits\n\n{}\n### QoS-limited workloads (a latency limit forbids some state)\n\n{}\n### Held out (corpus/heldout)\n\n{}\n",
+        set_table(rows, Set::NoQos),
+        set_table(rows, Set::Qos),
+        set_table(rows, Set::Heldout)
+    )
+}
+
+/// The summary of the corpus run (`run --summary`): its size and the table
+/// of each set (`headline`: the tuning set's), as the report has them.
+pub(crate) fn summary(corpus: &Corpus, headline: &str) -> String {
+    let sets = |h: bool| corpus.recorded.iter().filter(|r| r.heldout == h).count();
+    format!(
+        "## Simulator, the stored corpus (`cpuidle-sim run`; the whole report: `make sim`, out/sim/sim.md)\n\n{} episodes per synthetic trace ({} classes), {} recorded traces for tuning and {} held out, x {} tables; one `cpu_relax()` = {} ns.\n\n{}",
+        corpus.episodes,
+        CLASSES.len(),
+        sets(false),
+        sets(true),
+        corpus.tabs.len(),
+        corpus.knobs.relax_ns,
+        set_sections(&corpus.rows, headline)
+    )
+}
+
 /// The `--md` report of the corpus run: the setup (`cmd`, the command
 /// line), the tables of each set (`headline`: the tuning set's), per trace
 /// class and per table and class.
-pub(crate) fn markdown(
-    corpus: &Corpus,
-    cmd: &str,
-    relax_ns: u64,
-    exact_poll: bool,
-    headline: &str,
-) -> String {
+pub(crate) fn markdown(corpus: &Corpus, cmd: &str, headline: &str) -> String {
     let Corpus {
         rows,
         tabs,
@@ -167,7 +180,9 @@ pub(crate) fn markdown(
         classes: class_names,
         limits,
         episodes,
-    } = *corpus;
+        knobs,
+    } = corpus;
+    let (relax_ns, exact_poll) = (knobs.relax_ns, knobs.exact_poll);
     let mut per_class = String::new();
     let _ = writeln!(
         per_class,
@@ -243,25 +258,7 @@ pub(crate) fn markdown(
             ""
         }
     );
-    let _ = writeln!(
-        m,
-        "### Tuning set (synthetic classes and corpus/tuning; the `--check` population)\n\n{headline}"
-    );
-    let _ = writeln!(
-        m,
-        "### Tuning set without latency limits\n\n{}",
-        set_table(rows, Set::NoQos)
-    );
-    let _ = writeln!(
-        m,
-        "### QoS-limited workloads (a latency limit forbids some state)\n\n{}",
-        set_table(rows, Set::Qos)
-    );
-    let _ = writeln!(
-        m,
-        "### Held out (corpus/heldout)\n\n{}",
-        set_table(rows, Set::Heldout)
-    );
+    m += &set_sections(rows, headline);
     let _ = writeln!(m, "### Per trace class\n\n{per_class}");
     let _ = writeln!(m, "### Per table and class\n\n{per_table}");
     m
@@ -270,20 +267,17 @@ pub(crate) fn markdown(
 /// The `--json` summary of the corpus run: the setup, every governor's
 /// score per set, rteo's `targets` (the bar's), per trace class and per
 /// table and class.
-pub(crate) fn json(
-    corpus: &Corpus,
-    relax_ns: u64,
-    exact_poll: bool,
-    targets: &[bar::Target],
-) -> String {
+pub(crate) fn json(corpus: &Corpus, targets: &[bar::Target]) -> String {
     let Corpus {
         rows,
         recorded,
         classes: class_names,
         limits,
         episodes,
+        knobs,
         ..
-    } = *corpus;
+    } = corpus;
+    let (relax_ns, exact_poll) = (knobs.relax_ns, knobs.exact_poll);
     let mut j = String::new();
     let _ = writeln!(
         j,
@@ -384,206 +378,4 @@ pub(crate) fn json(
     }
     let _ = writeln!(j, "\n  ]\n}}");
     j
-}
-
-/// `policy`'s score in the simulator's closed loop ([`bound::PolicyGov`])
-/// on `traces`.
-fn closed_loop(
-    core: &mut Core,
-    policy: &bound::Policy,
-    k: usize,
-    traces: &[(&Table, &'static str, Vec<Episode>, i64)],
-) -> Score {
-    let mut sc = Score::default();
-    for (t, class, trace, _) in traces {
-        let mut g = bound::PolicyGov::new(policy.clone(), k);
-        sc.add(&simulate(core, &mut g, t, class, trace));
-    }
-    sc
-}
-
-/// `--policy-sweep`: the tuning set's policy per table ([`bound_table`]'s
-/// last columns) made at every weight of a grid on too-deep entries,
-/// too-shallow first entries and IRQ exit latency, each in the closed loop
-/// on the tuning and the held-out sets, with k = 1 and 2 periods of
-/// history; then the readings: the weights chosen on the tuning set
-/// (the lowest tuning regret within teo's too-deep rate and IRQ exit
-/// latency and menu's too-shallow rate, per entry), the best held-out
-/// regret within the held-out targets (with hindsight), the lowest
-/// held-out regret within teo's too-deep rate and latency, within each
-/// alone, and of any setting (with hindsight).
-pub(crate) fn policy_sweep(core: &mut Core, corpus: &Corpus) -> String {
-    const WEIGHTS: [f64; 4] = [0.0, 0.03, 0.3, 3.0];
-    // (regret, too deep per entry, too shallow per entry, latency)
-    type Figures = (f64, f64, f64, f64);
-    let rows = corpus.rows;
-    let traces = |set| set_traces(corpus, set);
-    let (tuning, heldout) = (traces(Set::NoQos), traces(Set::Heldout));
-    let fig = |s: &Score| -> Figures {
-        let (d, sh) = s.per_entry();
-        (s.regret(), d / 100.0, sh / 100.0, s.latency_us())
-    };
-    let fmt = |f: Figures| format!("{:.4} | {:.5} | {:.5} | {:.2}", f.0, f.1, f.2, f.3);
-    let (teo_t, menu_t) = (
-        fig(&score_of(rows, "teo", Some(Set::NoQos), None)),
-        fig(&score_of(rows, "menu", Some(Set::NoQos), None)),
-    );
-    let (teo_h, menu_h) = (
-        fig(&score_of(rows, "teo", Some(Set::Heldout), None)),
-        fig(&score_of(rows, "menu", Some(Set::Heldout), None)),
-    );
-    let mut out = format!(
-        "cpuidle-sim --policy-sweep: the tuning set's policy per table in the closed loop; per entry: too deep, too shallow\n\nteo: tuning {}; held out {}\nmenu: tuning {}; held out {}\n\n| k | w deep | w shallow | w latency | tuning regret | too deep | too shallow | IRQ exit latency (us) | held-out regret | too deep | too shallow | IRQ exit latency (us) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-        fmt(teo_t),
-        fmt(teo_h),
-        fmt(menu_t),
-        fmt(menu_h)
-    );
-    let mut runs = Vec::new();
-    for k in [1, 2] {
-        let mut ctx = bound::Contexts::default();
-        for (t, _, trace, limit) in &tuning {
-            ctx.add(t, "", trace, *limit, k);
-        }
-        for wd in WEIGHTS {
-            for ws in WEIGHTS {
-                for wl in WEIGHTS {
-                    let p = ctx.policy(wd, ws, wl);
-                    let (a, b) = (
-                        fig(&closed_loop(core, &p, k, &tuning)),
-                        fig(&closed_loop(core, &p, k, &heldout)),
-                    );
-                    let _ = writeln!(
-                        out,
-                        "| {k} | {wd} | {ws} | {wl} | {} | {} |",
-                        fmt(a),
-                        fmt(b)
-                    );
-                    runs.push(((k, wd, ws, wl), a, b));
-                }
-            }
-        }
-    }
-    let reading = |what: &str, pick: Option<&(_, Figures, Figures)>| match pick {
-        Some(&((k, wd, ws, wl), a, b)) => format!(
-            "{what}: k {k}, weights {wd}, {ws}, {wl}: tuning {}; held out {} ({:.2} x teo)\n",
-            fmt(a),
-            fmt(b),
-            b.0 / teo_h.0
-        ),
-        None => format!("{what}: none\n"),
-    };
-    // every target's side: too deep and latency at most teo's, too
-    // shallow at most menu's
-    let within =
-        |f: &Figures, teo: &Figures, menu: &Figures| f.1 <= teo.1 && f.2 <= menu.2 && f.3 <= teo.3;
-    // the lowest regret on the tuning set (`false`) or the held-out set
-    // among the runs whose figures there `keep`
-    let lowest_with = |heldout: bool, keep: &dyn Fn(&Figures) -> bool| {
-        let on = |r: &(_, Figures, Figures)| if heldout { r.2 } else { r.1 };
-        runs.iter()
-            .filter(|r| keep(&on(r)))
-            .min_by(|x, y| on(x).0.total_cmp(&on(y).0))
-    };
-    let chosen = lowest_with(false, &|f| within(f, &teo_t, &menu_t));
-    let best = lowest_with(true, &|f| within(f, &teo_h, &menu_h));
-    let deep_lat = lowest_with(true, &|f| f.1 <= teo_h.1 && f.3 <= teo_h.3);
-    let deep = lowest_with(true, &|f| f.1 <= teo_h.1);
-    let lat = lowest_with(true, &|f| f.3 <= teo_h.3);
-    let lowest = lowest_with(true, &|_| true);
-    out += &reading(
-        "chosen on the tuning set (within teo's too deep and latency, menu's too shallow)",
-        chosen,
-    );
-    out += &reading(
-        "best held out within its three targets, with hindsight",
-        best,
-    );
-    out += &reading(
-        "lowest held out within teo's too deep and latency, with hindsight",
-        deep_lat,
-    );
-    out += &reading(
-        "lowest held out within teo's too deep alone, with hindsight",
-        deep,
-    );
-    out += &reading(
-        "lowest held out within teo's latency alone, with hindsight",
-        lat,
-    );
-    out += &reading("lowest held out of any", lowest);
-    out
-}
-
-/// Most periods of history [`bound_table`] takes as context.
-const BOUND_K: usize = 3;
-
-/// `--bound`: what a policy that decides from the sleep length and the
-/// last k periods could reach with hindsight (src/bound.rs), per set and
-/// k, beside teo, rteo and the timer alone in the simulator: a policy per
-/// trace with energy alone, then the lowest regret that keeps too deep
-/// and the IRQ exit latency at teo's (energy weighed against both, the
-/// weights swept), a policy per trace and one per table for every trace
-/// of the set; last, the tuning set's policy per table, on each set, and
-/// the same in the simulator's closed loop, where it pays for the tick and
-/// decides again after it as a governor would ([`bound::PolicyGov`]).
-pub(crate) fn bound_table(core: &mut Core, corpus: &Corpus) -> String {
-    let rows = corpus.rows;
-    let mut out = String::from(
-        "regret / too deep per 100 periods / IRQ exit latency (us); the energy model's optimum: the regret of the cheapest state for every period, clairvoyant\n\n| set | k | teo | rteo | the timer alone | the model's optimum | bound per trace, energy alone | bound per trace, too deep and latency at most teo's | bound per table, the same | per table, made on the tuning set | the same, closed loop |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
-    );
-    let fmt = |(r, d, l): (f64, f64, f64)| format!("{r:.4} / {d:.2} / {l:.2}");
-    let of = |s: &Score| fmt((s.regret(), s.too_deep(), s.latency_us()));
-    let within = |c: &bound::Contexts, teo: &Score| {
-        c.best_within(teo.too_deep(), teo.latency_us())
-            .map_or("none".to_string(), fmt)
-    };
-    let mut made: Vec<Option<bound::Policy>> = vec![None; BOUND_K + 1];
-    for (name, set) in [
-        ("tuning (no QoS limit)", Set::NoQos),
-        ("held out", Set::Heldout),
-    ] {
-        let teo = score_of(rows, "teo", Some(set), None);
-        let rteo = score_of(rows, "rteo", Some(set), None);
-        let mut timer = Score::default();
-        let traces = set_traces(corpus, set);
-        for (k, made) in made.iter_mut().enumerate() {
-            let (mut per_trace, mut per_table) =
-                (bound::Contexts::default(), bound::Contexts::default());
-            for (t, class, trace, limit) in &traces {
-                per_trace.add(t, class, trace, *limit, k);
-                per_table.add(t, "", trace, *limit, k);
-                if k == 0 {
-                    let mut g = TimerOnly(Vec::new());
-                    timer.add(&simulate(core, &mut g, t, class, trace));
-                }
-            }
-            // the tuning set's per-table policy at the weights that keep it
-            // within teo's there, then applied to the held-out set
-            let made_here = match made {
-                None => {
-                    *made = per_table
-                        .weights_within(teo.too_deep(), teo.latency_us())
-                        .map(|(_, wd, wl)| per_table.policy(wd, 0.0, wl));
-                    "(made here)".to_string()
-                }
-                Some(p) => fmt(per_table.apply(p)),
-            };
-            let closed = made.as_ref().map_or("none".to_string(), |p| {
-                of(&closed_loop(core, p, k, &traces))
-            });
-            let _ = writeln!(
-                out,
-                "| {name} | {k} | {} | {} | {} | {:.4} | {} | {} | {} | {made_here} | {closed} |",
-                of(&teo),
-                of(&rteo),
-                of(&timer),
-                per_trace.cheapest(),
-                fmt(per_trace.best(0.0, 0.0)),
-                within(&per_trace, &teo),
-                within(&per_table, &teo),
-            );
-        }
-    }
-    out
 }

@@ -461,7 +461,7 @@ mod tests {
                         polling: false,
                     })
                     .collect();
-                let want = crate::simulate::account(&states, m, idx, diff);
+                let want = crate::oracle::account(&states, m, idx, diff);
                 above += u32::from(want.0);
                 below += u32::from(want.1);
                 if (e.above, e.below) != want || e.residency_ns != diff as u64 {

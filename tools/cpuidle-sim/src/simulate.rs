@@ -2,18 +2,47 @@
 
 //! One governor on one trace, closed loop as the idle loop runs it:
 //! [`simulate`] drives the governor through the kernel's C
-//! ([`Core`]) and scores the entries ([`Score`]) against the oracle, the
-//! deepest state that fits each idle period, whose entries are classified
-//! by the kernel's above/below rule ([`account`]).
+//! ([`Core`]) and scores the entries ([`Score`]) against the oracle
+//! ([`oracle`]), the deepest state that fits each idle period, whose
+//! entries are classified by the kernel's above/below rule ([`account`]).
 
 use crate::{
-    corpus::{Episode, Src},
-    governors::{Governor, Query},
+    episode::{Episode, Src},
+    governors::{parse_rules, Governor, Query, RULES},
+    oracle::{account, oracle},
     simcore::Core,
     table::Table,
-    US,
+    units::US,
 };
-use rteo_core::rteo_core::State;
+
+/// How the simulated CPU and rteo run, for every subcommand.
+#[derive(clap::Args, Clone, Debug)]
+pub(crate) struct Knobs {
+    /// What one `cpu_relax()` of `poll_idle()` costs in the simulated clock
+    #[arg(long, value_name = "NS", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) relax_ns: u64,
+    /// Run the tree's `poll_idle()` loop itself, one iteration per
+    /// `cpu_relax()`, instead of its closed form (the same results, tested;
+    /// minutes instead of a second)
+    #[arg(long)]
+    pub(crate) exact_poll: bool,
+    /// The rules of rteo's default mode in force, a mask of the core's
+    /// `rule` bits, 0x hexadecimal or decimal [default: all]
+    #[arg(long, value_name = "MASK", value_parser = parse_rules)]
+    pub(crate) rules: Option<u32>,
+}
+
+impl Knobs {
+    /// Sets the simulated CPU's `cpu_relax()` and `poll_idle()`, and rteo's
+    /// rules for the governors made from now on.
+    pub(crate) fn apply(&self, core: &mut Core) {
+        core.set_relax_ns(self.relax_ns);
+        core.set_exact_poll(self.exact_poll);
+        if let Some(m) = self.rules {
+            RULES.store(m, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
 
 /// Scores of one governor on one trace.
 #[derive(Default, Clone, Copy)]
@@ -43,8 +72,6 @@ pub(crate) struct Score {
     /// entry, one with a too-shallow entry (and none too deep), one split
     /// into several entries (neither), one entry (neither).
     pub(crate) excess_by_kind: [f64; 4],
-    /// Energy above the oracle's in the periods an interrupt ended.
-    pub(crate) irq_excess: f64,
     /// The oracle's entries (one per period) by the kernel's rule, and the
     /// exit latency it pays on interrupt wake-ups.
     pub(crate) oracle_above: u64,
@@ -79,7 +106,6 @@ impl Score {
         for (a, b) in self.excess_by_kind.iter_mut().zip(o.excess_by_kind) {
             *a += b;
         }
-        self.irq_excess += o.irq_excess;
         self.oracle_above += o.oracle_above;
         self.oracle_below += o.oracle_below;
         self.oracle_irq_wakes += o.oracle_irq_wakes;
@@ -139,49 +165,6 @@ impl Score {
     }
 }
 
-/// The deepest state for `idle_ns` of idle time under `qos_ns`.
-pub(crate) fn oracle(t: &Table, idle_ns: i64, qos_ns: i64) -> usize {
-    deepest_fit(&t.states, idle_ns, qos_ns)
-}
-
-/// The deepest of `states` for `idle_ns` of idle time under `qos_ns`
-/// ([`oracle`]'s rule, for a governor that keeps the states alone).
-pub(crate) fn deepest_fit(states: &[State], idle_ns: i64, qos_ns: i64) -> usize {
-    let mut best = 0;
-    for (i, s) in states.iter().enumerate() {
-        if s.exit_latency_ns > qos_ns {
-            break;
-        }
-        if s.target_residency_ns <= idle_ns {
-            best = i;
-        }
-    }
-    best
-}
-
-/// `cpuidle_enter_state()`'s above/below rule, for the oracle's entries
-/// (the governors' entries go through the C itself): measured residency
-/// `diff` below the entered state's target residency is "above" if a
-/// shallower state is enabled; else, if `diff` exceeds the exit latency,
-/// "below" when `diff` less the exit latency reaches the target residency
-/// of the first enabled deeper state.  `disabled`: bit i, state i.
-/// Differential test: `simcore::tests::above_below_are_the_kernels`.
-pub(crate) fn account(states: &[State], disabled: u32, idx: usize, diff: i64) -> (bool, bool) {
-    let on = |i: usize| disabled & (1 << i) == 0;
-    let (tr, lat) = (states[idx].target_residency_ns, states[idx].exit_latency_ns);
-    if diff < tr {
-        ((0..idx).any(on), false)
-    } else if diff > lat {
-        let next = (idx + 1..states.len()).find(|&i| on(i));
-        (
-            false,
-            next.is_some_and(|j| diff - lat >= states[j].target_residency_ns),
-        )
-    } else {
-        (false, false)
-    }
-}
-
 pub(crate) fn simulate(
     core: &mut Core,
     g: &mut dyn Governor,
@@ -215,7 +198,6 @@ pub(crate) fn simulate(
         core.episode(ep.wake_ns, ep.sleep_ns, ep.tick_phase_ns, ep.qos_us);
         let mut first = true;
         let (energy_before, entries_before) = (sc.energy, sc.entries);
-        g.period_start(ep);
         let (mut deep, mut shallow) = (false, false);
         loop {
             if !first {
@@ -318,9 +300,7 @@ pub(crate) fn simulate(
                 if ep.src == Src::Irq {
                     sc.oracle_irq_wakes += 1;
                     sc.oracle_irq_latency_ns += ol as f64;
-                    sc.irq_excess += sc.energy - energy_before - oe;
                 }
-                g.period_end(ep);
                 break;
             }
         }

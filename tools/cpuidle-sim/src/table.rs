@@ -5,7 +5,7 @@
 //! (`BASE-xN`) as the emulated-state driver registers them, and the
 //! polling limit the tree's `cpuidle_poll_time()` gives each.
 
-use crate::{simcore::Core, US};
+use crate::{simcore::Core, units::US};
 use rteo_core::rteo_core::State;
 
 #[path = "../../../drivers/cpuidle/cpuidle_tables.rs"]
