@@ -342,6 +342,16 @@ pub(crate) fn json(corpus: &Corpus, targets: &[bar::Target]) -> String {
         );
     }
     let _ = writeln!(j, "  }},\n  \"per_class\": [");
+    j += &per_class_json(rows, class_names);
+    let _ = writeln!(j, "\n  ],\n  \"per_table_class\": [");
+    j += &per_table_json(rows);
+    let _ = writeln!(j, "\n  ]\n}}");
+    j
+}
+
+/// `per_class`'s entries: every score per trace class and governor.
+fn per_class_json(rows: &[Row], class_names: &[&str]) -> String {
+    let mut j = String::new();
     let mut first = true;
     for &c in class_names {
         let (h, q) = class_flags(rows, c);
@@ -355,7 +365,13 @@ pub(crate) fn json(corpus: &Corpus, targets: &[bar::Target]) -> String {
             );
         }
     }
-    let _ = writeln!(j, "\n  ],\n  \"per_table_class\": [");
+    j
+}
+
+/// `per_table_class`'s entries: every run's score, and the oracle's with
+/// teo's run.
+fn per_table_json(rows: &[Row]) -> String {
+    let mut j = String::new();
     let mut first = true;
     for r in rows {
         let mut emit = |g: &str, s: &Score| {
@@ -376,6 +392,5 @@ pub(crate) fn json(corpus: &Corpus, targets: &[bar::Target]) -> String {
             emit("oracle", &r.score.of_oracle());
         }
     }
-    let _ = writeln!(j, "\n  ]\n}}");
     j
 }

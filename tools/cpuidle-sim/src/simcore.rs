@@ -684,7 +684,7 @@ mod tests {
         let (mut cases, mut bad) = (0, 0);
         // what the streams must reach: polls timed out, ticks while
         // polling, inputs measured from a stale idle entry, stopped ticks
-        let (mut timeouts, mut poll_ticks, mut stale, mut stopped_inputs) = (0, 0, 0, 0);
+        let (mut counts, mut stale, mut stopped_inputs) = ((0, 0), 0, 0);
         let report = |what: &str, got: String, want: String, bad: &mut u32| {
             *bad += 1;
             if *bad <= 8 {
@@ -692,46 +692,29 @@ mod tests {
             }
         };
         for _ in 0..10_000 {
-            let (mut res, mut lat, mut flags) = random_table(&mut r);
-            if res.len() < 2 {
-                res.push(20 * US);
-                lat.push(2 * US);
-                flags.push(0);
-            }
-            if flags[0] == FLAG_POLLING {
-                res[0] = 0;
-                lat[0] = 0;
-            }
+            let (res, lat, flags) = loop_table(&mut r);
             c.init(&res, &lat, &flags);
             let limit = c.poll_time() as i64;
-            let timer = r.range(1, 30_000 * US);
-            let wake = if r.chance(0.4) {
-                timer
-            } else {
-                r.range(1, timer)
-            };
-            let phase = r.range(1, tick);
-            c.episode(wake, timer, phase, Core::qos_default_us());
-            // the model's state
-            let mut entry_time = 0i64;
-            let mut now = 0i64;
-            let mut stopped = false;
-            let mut next_tick = phase;
+            let (timer, wake, mut m) = Model::episode(&mut c, &mut r, tick);
             for step in 0..40 {
                 if step > 0 {
                     c.idle_again();
                 }
                 let got = c.inputs();
-                let event = if stopped { timer } else { next_tick.min(timer) };
-                let want = (timer - entry_time, event - entry_time, stopped);
+                let event = if m.stopped {
+                    timer
+                } else {
+                    m.next_tick.min(timer)
+                };
+                let want = (timer - m.entry_time, event - m.entry_time, m.stopped);
                 cases += 1;
-                stale += u32::from(entry_time != now);
-                stopped_inputs += u32::from(stopped);
+                stale += u32::from(m.entry_time != m.now);
+                stopped_inputs += u32::from(m.stopped);
                 if (got.sleep_ns, got.delta_next_ns, got.tick_stopped) != want {
                     report(
                         "inputs",
                         format!("{got:?}"),
-                        format!("{want:?} now {now}"),
+                        format!("{want:?} now {}", m.now),
                         &mut bad,
                     );
                     break;
@@ -743,12 +726,12 @@ mod tests {
                 };
                 let stop = r.chance(0.3);
                 c.stop_or_retain_tick(stop);
-                stopped |= stop;
-                if c.next_tick().is_some() == stopped {
+                m.stopped |= stop;
+                if c.next_tick().is_some() == m.stopped {
                     report(
                         "tick armed",
                         format!("{:?}", c.next_tick()),
-                        format!("stopped {stopped}"),
+                        format!("stopped {}", m.stopped),
                         &mut bad,
                     );
                     break;
@@ -756,63 +739,131 @@ mod tests {
                 let e = c.enter(idx);
                 let got_tick = c.got_tick();
                 // the model's entry
-                let (end, ticked);
-                if flags[idx] == FLAG_POLLING {
-                    let (len, out) = ref_poll(wake - now, limit, 1);
-                    timeouts += u32::from(out);
-                    end = now + len;
-                    // ticks taken while polling, at the relax they fall in
-                    let mut t = false;
-                    while !stopped && next_tick <= end {
-                        t = true;
-                        entry_time = next_tick;
-                        next_tick += tick;
-                    }
-                    poll_ticks += u32::from(t);
-                    ticked = t;
-                } else {
-                    let first = if stopped { wake } else { wake.min(next_tick) };
-                    end = first.max(now) + lat[idx];
-                    let mut t = false;
-                    while !stopped && next_tick <= end {
-                        t = true;
-                        next_tick += tick;
-                    }
-                    if t {
-                        entry_time = end;
-                    }
-                    ticked = t;
-                }
+                let polling = flags[idx] == FLAG_POLLING;
+                let (end, ticked) = m.enter(polling, wake, limit, lat[idx], tick, &mut counts);
                 cases += 1;
                 if (e.end_ns, got_tick) != (end, ticked) {
                     report(
                         "entry",
                         format!("end {} got_tick {got_tick}", e.end_ns),
-                        format!("end {end} got_tick {ticked} (idx {idx}, now {now}, wake {wake}, timer {timer})"),
+                        format!("end {end} got_tick {ticked} (idx {idx}, now {}, wake {wake}, timer {timer})", m.now),
                         &mut bad,
                     );
                     break;
                 }
-                now = end;
-                if c.need_resched() != (now >= wake) {
+                m.now = end;
+                if c.need_resched() != (m.now >= wake) {
                     report(
                         "need_resched",
                         format!("{}", c.need_resched()),
-                        format!("{}", now >= wake),
+                        format!("{}", m.now >= wake),
                         &mut bad,
                     );
                     break;
                 }
-                if now >= wake {
+                if m.now >= wake {
                     break;
                 }
             }
         }
         assert_eq!(bad, 0, "{bad} of {cases} steps differ");
         assert_eq!(c.warnings(), 0);
+        let (timeouts, poll_ticks) = counts;
         eprintln!(
             "idle loop: {cases} steps, {timeouts} poll time-outs, {poll_ticks} ticks while polling, {stale} stale idle entries, {stopped_inputs} with the tick stopped"
         );
         assert!(timeouts > 1000 && poll_ticks > 100 && stale > 1000 && stopped_inputs > 500);
+    }
+
+    /// The model's state of one episode in
+    /// [`idle_loop_follows_the_tick_code`]: the idle entry time the inputs
+    /// are measured from, the clock, whether the tick is stopped, the next
+    /// tick.
+    struct Model {
+        entry_time: i64,
+        now: i64,
+        stopped: bool,
+        next_tick: i64,
+    }
+
+    /// A random table of at least two states, a polling state's residency
+    /// and latency 0, for [`idle_loop_follows_the_tick_code`].
+    fn loop_table(r: &mut SplitMix64) -> (Vec<i64>, Vec<i64>, Vec<u32>) {
+        let (mut res, mut lat, mut flags) = random_table(r);
+        if res.len() < 2 {
+            res.push(20 * US);
+            lat.push(2 * US);
+            flags.push(0);
+        }
+        if flags[0] == FLAG_POLLING {
+            res[0] = 0;
+            lat[0] = 0;
+        }
+        (res, lat, flags)
+    }
+
+    impl Model {
+        /// A random episode begun in the C: its timer, its wake-up and the
+        /// model at its start.
+        fn episode(c: &mut Core, r: &mut SplitMix64, tick: i64) -> (i64, i64, Model) {
+            let timer = r.range(1, 30_000 * US);
+            let wake = if r.chance(0.4) {
+                timer
+            } else {
+                r.range(1, timer)
+            };
+            let phase = r.range(1, tick);
+            c.episode(wake, timer, phase, Core::qos_default_us());
+            let m = Model {
+                entry_time: 0,
+                now: 0,
+                stopped: false,
+                next_tick: phase,
+            };
+            (timer, wake, m)
+        }
+
+        /// The model's entry of a polling state (`polling`) or a halting
+        /// one of exit latency `lat`: its end and whether a tick came in
+        /// it, the next tick and the idle entry time moved as the tick
+        /// code moves them; `counts`: poll time-outs, polls a tick came in.
+        fn enter(
+            &mut self,
+            polling: bool,
+            wake: i64,
+            limit: i64,
+            lat: i64,
+            tick: i64,
+            counts: &mut (u32, u32),
+        ) -> (i64, bool) {
+            let mut ticked = false;
+            if polling {
+                let (len, out) = ref_poll(wake - self.now, limit, 1);
+                counts.0 += u32::from(out);
+                let end = self.now + len;
+                // ticks taken while polling, at the relax they fall in
+                while !self.stopped && self.next_tick <= end {
+                    ticked = true;
+                    self.entry_time = self.next_tick;
+                    self.next_tick += tick;
+                }
+                counts.1 += u32::from(ticked);
+                return (end, ticked);
+            }
+            let first = if self.stopped {
+                wake
+            } else {
+                wake.min(self.next_tick)
+            };
+            let end = first.max(self.now) + lat;
+            while !self.stopped && self.next_tick <= end {
+                ticked = true;
+                self.next_tick += tick;
+            }
+            if ticked {
+                self.entry_time = end;
+            }
+            (end, ticked)
+        }
     }
 }

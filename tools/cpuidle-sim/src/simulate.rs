@@ -155,6 +155,32 @@ impl Score {
     pub(crate) fn latency_us(&self) -> f64 {
         self.irq_latency_ns / self.irq_wakes.max(1) as f64 / 1000.0
     }
+    /// The end of a period the governor spent `spent` on, of `kind`
+    /// ([`Score::excess_by_kind`]): the oracle's one entry for the whole
+    /// period, under the limit the governors were given.
+    fn close_period(
+        &mut self,
+        t: &Table,
+        ep: &Episode,
+        latency_req_ns: i64,
+        spent: f64,
+        kind: usize,
+    ) {
+        let o = oracle(t, ep.wake_ns, latency_req_ns);
+        let os = t.states[o];
+        let ol = if os.polling { 0 } else { os.exit_latency_ns };
+        let diff = ep.wake_ns + ol;
+        let (a, b) = account(&t.states, 0, o, diff);
+        self.oracle_above += u64::from(a);
+        self.oracle_below += u64::from(b);
+        let oe = t.entry_energy(o, diff);
+        self.oracle_energy += oe;
+        self.excess_by_kind[kind] += spent - oe;
+        if ep.src == Src::Irq {
+            self.oracle_irq_wakes += 1;
+            self.oracle_irq_latency_ns += ol as f64;
+        }
+    }
     /// Mean wake-up latency of the periods an interrupt ended, us (not a
     /// number without one: the oracle's score has none).
     pub(crate) fn wake_latency_us(&self) -> f64 {
@@ -174,22 +200,7 @@ pub(crate) fn simulate(
 ) -> Score {
     core.init(&t.residencies(), &t.latencies(), &t.flags);
     g.reset(t);
-    // SIM_TRACE=governor/table[/class] [SIM_FROM=n SIM_TO=m]: print
-    // entries n..m.
-    let trace_window = std::env::var("SIM_TRACE")
-        .is_ok_and(|v| {
-            v == format!("{}/{}", g.name(), t.name)
-                || v == format!("{}/{}/{class}", g.name(), t.name)
-        })
-        .then(|| {
-            let n = |k: &str, d: u64| {
-                std::env::var(k)
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(d)
-            };
-            (n("SIM_FROM", 0), n("SIM_TO", 200))
-        });
+    let trace_window = trace_window(g.name(), t.name, class);
     let mut sc = Score::default();
     let n = t.states.len();
     for (epn, ep) in trace.iter().enumerate() {
@@ -229,26 +240,8 @@ pub(crate) fn simulate(
             } else {
                 e.by_wake
             };
-            if let Some((from, to)) = trace_window {
-                if (from..to).contains(&sc.entries) {
-                    eprintln!(
-                        "ep={epn} qos={}us sleep={}us wake={}us {:?} now={}us sleep_length={}us delta_next={}us tick_stopped={} -> idx={idx} stop={stop} end={}us residency={}us by_tick={} poll_limit={} got_tick={got_tick} above={} below={}",
-                        ep.qos_us,
-                        ep.sleep_ns / US,
-                        ep.wake_ns / US,
-                        ep.src,
-                        e.start_ns / US,
-                        inp.sleep_ns / US,
-                        inp.delta_next_ns / US,
-                        inp.tick_stopped,
-                        e.end_ns / US,
-                        e.residency_ns / 1000,
-                        e.by_tick,
-                        e.poll_time_limit,
-                        e.above,
-                        e.below
-                    );
-                }
+            if trace_window.is_some_and(|(from, to)| (from..to).contains(&sc.entries)) {
+                print_entry(epn, ep, &inp, idx, stop, &e, got_tick);
             }
             sc.entries += 1;
             sc.state_entries[idx] += 1;
@@ -276,17 +269,6 @@ pub(crate) fn simulate(
                     sc.wake_latency_ns +=
                         (e.end_ns - ep.wake_ns).max(0) as f64 + core.idle_exit_cost() as f64;
                 }
-                // the oracle: one entry for the whole period, under the
-                // limit the governors were given
-                let o = oracle(t, ep.wake_ns, inp.latency_req_ns);
-                let os = t.states[o];
-                let ol = if os.polling { 0 } else { os.exit_latency_ns };
-                let diff = ep.wake_ns + ol;
-                let (a, b) = account(&t.states, 0, o, diff);
-                sc.oracle_above += u64::from(a);
-                sc.oracle_below += u64::from(b);
-                let oe = t.entry_energy(o, diff);
-                sc.oracle_energy += oe;
                 let kind = if deep {
                     0
                 } else if shallow {
@@ -296,15 +278,57 @@ pub(crate) fn simulate(
                 } else {
                     3
                 };
-                sc.excess_by_kind[kind] += sc.energy - energy_before - oe;
-                if ep.src == Src::Irq {
-                    sc.oracle_irq_wakes += 1;
-                    sc.oracle_irq_latency_ns += ol as f64;
-                }
+                let spent = sc.energy - energy_before;
+                sc.close_period(t, ep, inp.latency_req_ns, spent, kind);
                 break;
             }
         }
     }
     assert_eq!(core.warnings(), 0, "the kernel's code warned");
     sc
+}
+
+/// `SIM_TRACE=governor/table[/class]` (`SIM_FROM=n`, `SIM_TO=m`): the
+/// entries n..m of this run to print, if it is the one named.
+fn trace_window(gov: &str, table: &str, class: &str) -> Option<(u64, u64)> {
+    std::env::var("SIM_TRACE")
+        .is_ok_and(|v| v == format!("{gov}/{table}") || v == format!("{gov}/{table}/{class}"))
+        .then(|| {
+            let n = |k: &str, d: u64| {
+                std::env::var(k)
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(d)
+            };
+            (n("SIM_FROM", 0), n("SIM_TO", 200))
+        })
+}
+
+/// One entry, as `SIM_TRACE` prints it.
+fn print_entry(
+    epn: usize,
+    ep: &Episode,
+    inp: &crate::simcore::Inputs,
+    idx: usize,
+    stop: bool,
+    e: &crate::simcore::Entry,
+    got_tick: bool,
+) {
+    eprintln!(
+        "ep={epn} qos={}us sleep={}us wake={}us {:?} now={}us sleep_length={}us delta_next={}us tick_stopped={} -> idx={idx} stop={stop} end={}us residency={}us by_tick={} poll_limit={} got_tick={got_tick} above={} below={}",
+        ep.qos_us,
+        ep.sleep_ns / US,
+        ep.wake_ns / US,
+        ep.src,
+        e.start_ns / US,
+        inp.sleep_ns / US,
+        inp.delta_next_ns / US,
+        inp.tick_stopped,
+        e.end_ns / US,
+        e.residency_ns / 1000,
+        e.by_tick,
+        e.poll_time_limit,
+        e.above,
+        e.below
+    );
 }
