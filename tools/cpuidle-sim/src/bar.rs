@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The bar of `cpuidle-sim --check` (README.md, "The bar"): rteo's
+//! The bar of `cpuidle-sim check` (README.md, "The bar"): rteo's
 //! targets, the baseline file that ratchets them
-//! (`bar-baseline.json`, written by `--write-baseline`) and the
+//! (`bar-baseline.json`, written by `check --write-baseline`) and the
 //! comparison of a run with it.
 //!
 //! A target compares one of rteo's values (default mode) with a bound
@@ -116,7 +116,7 @@ impl Target {
     }
 
     /// "energy regret: rteo 0.0707 vs 0.5 x teo 0.0876: met", the line
-    /// `--check` prints.
+    /// `check` prints.
     pub fn line(&self) -> String {
         let m = self.metric();
         format!(
@@ -387,7 +387,7 @@ fn pct(now: f64, base: f64) -> String {
     }
 }
 
-/// The ratchet's verdict: what fails `--check`, and what is better than
+/// The ratchet's verdict: what fails `check`, and what is better than
 /// the baseline (to be taken in with `--write-baseline`).
 #[derive(Debug, Default)]
 pub struct Verdict {

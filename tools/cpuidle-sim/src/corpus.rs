@@ -92,7 +92,7 @@ pub(crate) struct Row {
 /// The rows scored together.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Set {
-    /// The tuning set: synthetic classes and `corpus/tuning/` (`--check`).
+    /// The tuning set: synthetic classes and `corpus/tuning/` (`check`).
     Tuning,
     /// The tuning set without the latency-limited workloads (`overall`).
     NoQos,

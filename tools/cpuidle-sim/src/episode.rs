@@ -276,7 +276,7 @@ pub(crate) fn raise_times(eps: &mut [Episode], t: &Table, delay_ns: i64) -> Resu
     Ok(())
 }
 
-/// The seed of the tick phases [`load_trace`] draws for `--replay`'s
+/// The seed of the tick phases [`load_trace`] draws for `replay`'s
 /// emulated world.
 const TICK_PHASE_SEED: u64 = 0x7e1c_0001;
 

@@ -3,7 +3,7 @@
  * The simulator's world: tools/cpuidle-parity/shim/core.c (the tree's
  * cpuidle core and tick code with the stand-ins that describe one CPU),
  * with one model of an emulated CPU more, for replaying traces recorded in
- * a QEMU guest (cpuidle-sim --replay, evaluation/fidelity.py).  core.c is
+ * a QEMU guest (cpuidle-sim replay, evaluation/fidelity.py).  core.c is
  * included whole; only the ->enter() of the non-polling states changes,
  * and only after simcore_set_emulated() asked for it.
  *
