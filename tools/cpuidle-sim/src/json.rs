@@ -2,8 +2,8 @@
 
 //! JSON, a leaf of the crate: the two ways the reports write a number, and
 //! the reader of the bar's baseline file (`bar-baseline.json`): a document
-//! parsed whole into a [`Json`] value, and the accessors
-//! [`crate::bar::Bar::parse`] checks each field's kind with.
+//! parsed whole into a [`Json`] value, and the accessors the baseline's
+//! parser (src/bar.rs) checks each field's kind with.
 
 /// A number as the reports write it (`--json`, `replay --json`): six
 /// decimals; `null` if it is not finite.
