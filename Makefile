@@ -103,19 +103,19 @@ select-cost: setup
 	@$(E)/select-cost.sh $(or $(TABLE),x86-like) $(or $(PERIODS),200000)
 
 sim: setup
-	@$(E)/sim.sh $(CURDIR)/out/sim
+	@/usr/bin/python3 -m evaluation sim $(CURDIR)/out/sim
 
 evaluation-docs: setup
-	@$(E)/docs.sh
+	@/usr/bin/python3 -m evaluation docs
 
 bench: setup
-	@$(E)/bench.sh $(CURDIR)/out/bench
+	@/usr/bin/python3 -m evaluation bench $(CURDIR)/out/bench
 
 seeds: setup
-	@$(E)/seeds.sh $(CURDIR)/out/seeds
+	@/usr/bin/python3 -m evaluation seeds $(CURDIR)/out/seeds
 
 record: setup
-	@$(E)/record-boots.sh $(CURDIR)/out/record
+	@/usr/bin/python3 -m evaluation record $(CURDIR)/out/record
 
 clean:
 	rm -rf out governors/target

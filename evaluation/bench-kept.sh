@@ -8,9 +8,9 @@
 # LOG...: their setups must agree).  Prints, per table, the report's
 # verdicts and its per-table section without the plots: what
 # Documentation/evaluation/bench-kept.md holds and `make check` compares
-# (pipeline/host-tests.sh); docs.sh writes it.
+# (pipeline/host-tests.sh); python3 -m evaluation docs writes it.
 set -euo pipefail
-TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 rec=$TOP/evaluation/recordings
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -35,7 +35,7 @@ for t in $tables; do
 		names+=("$n")
 	done
 	# the report of an incomplete run exits 1: a kept log must be complete
-	(cd "$tmp" && /usr/bin/python3 "$TOP/evaluation/bench_report.py" "out-$t" "${names[@]}" >/dev/null)
+	(cd "$tmp" && evpy evaluation.bench_report "out-$t" "${names[@]}" >/dev/null)
 	echo
 	echo "## $t"
 	echo

@@ -7,7 +7,7 @@
 #     repetition (evaluation/guest/bench.sh), then idle periods recorded with
 #     the kernel's tracepoints (evaluation/guest/record.sh) and what deciding,
 #     stopping and restarting the tick cost (evaluation/guest/tickcost.sh);
-#  2. the simulator over its stored corpus (evaluation/sim.sh, make sim);
+#  2. the simulator over its stored corpus (python3 -m evaluation sim, make sim);
 #  3. the corpus recorded by this run (evaluation/trace2corpus.py), the tick
 #     costs (evaluation/tickcost.py), the simulator's replay of each recorded
 #     run against the guest (evaluation/fidelity.py) and the report:
@@ -15,10 +15,9 @@
 # OUTDIR defaults to out/bench in the repository (not tracked).
 set -euo pipefail
 . "$(dirname "$0")/../pipeline/lib.sh"
+. "$TOP/evaluation/lib.sh"
 out=${1:-$TOP/out/bench}
 mkdir -p "$out"
-export PATH="$HOME/.cargo/bin:$PATH"
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$CACHE/cargo-target}
 cmds=$out/commands.txt
 : >"$cmds"
 run() { echo "$*" >>"$cmds"; "$@"; }
@@ -29,20 +28,20 @@ grc=0
 run "$TOP/evaluation/bench-boot.sh" "${BENCH_PARTS:-bench,record,tickcost}" "$log" || grc=$?
 echo "(in the guest) /usr/share/rcpuidle/{bench,record,tickcost}.sh = evaluation/guest/{bench,record,tickcost}.sh" >>"$cmds"
 # the simulator over its stored corpus (make sim alone runs this part)
-run "$TOP/evaluation/sim.sh" "$out/sim"
+run evpy evaluation sim "$out/sim"
 # the recorded idle periods: the simulator's corpus (tuning and held-out
 # sets) and the guest's own above/below and residencies, for fidelity
 if grep -q 'TICKCOST ' "$log"; then
-	run /usr/bin/python3 "$TOP/evaluation/tickcost.py" "$log" "$out" || echo "bench: tickcost.py failed: see $out/tickcost.json" >&2
+	run evpy evaluation.tickcost "$log" "$out" || echo "bench: tickcost.py failed: see $out/tickcost.json" >&2
 fi
 if grep -q 'REC ' "$log"; then
-	run python3 "$TOP/evaluation/trace2corpus.py" "$log" "$out"
-	run python3 "$TOP/evaluation/fidelity.py" "$out" || echo "bench: fidelity.py failed: the report has no fidelity section" >&2
+	run evpy evaluation.trace2corpus "$log" "$out"
+	run evpy evaluation.fidelity "$out" || echo "bench: fidelity.py failed: the report has no fidelity section" >&2
 fi
 # the report says what is missing when the guest failed; the exit status too
-/usr/bin/python3 "$TOP/evaluation/bench_report.py" "$out" "$log" --sim "$out/sim/sim.json" --commands "$cmds"
+evpy evaluation.bench_report "$out" "$log" --sim "$out/sim/sim.json" --commands "$cmds"
 # the guest targets against this run, and the repetitions its spread says
 # they would take (power.md, power.json)
-python3 "$TOP/evaluation/bench_power.py" "$out/summary.json" --md "$out/power.md" --json "$out/power.json" ||
+evpy evaluation.bench_power "$out/summary.json" --md "$out/power.md" --json "$out/power.json" ||
 	echo "bench: bench_power.py found no rteo/teo ratios" >&2
 [ "$grc" = 0 ] || die "the bench guest failed: the report is incomplete"

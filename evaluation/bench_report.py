@@ -84,8 +84,6 @@ MAIN = [("cyclictest", "avg_us"), ("cyclictest", "p99_us"), ("hackbench", "time_
 TICKS = [0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 3, 5, 10, 20, 50, 100]
 LINE = re.compile(r"\bBENCH(-[A-Z]+)?(?![\w-])(.*)")
 
-
-
 # what summary.json keeps of the simulator's JSON (cpuidle-sim --json)
 SIM_KEYS = ("poll_limit_ns", "corpus", "overall", "qos_limited", "tuning", "heldout",
             "targets")
@@ -107,6 +105,7 @@ def run_header(complete, errors, done, have_data, kind, bad, meta, data_kind=Non
         md.append("Run: " + "; ".join("%s %s" % (k, ", ".join(" ".join(v) for v in vs))
                                       for k, vs in sorted(meta.items())) + ".\n")
     return md
+
 
 def parse(path):
     """The console log: data[(table, benchmark, metric)][governor][rep] = value."""
@@ -478,7 +477,7 @@ def fidelity_md(fid):
     total = sm.get("all", {"within": sum(bool(r["within"]) for r in rows), "runs": len(rows)})
     md = ["## Fidelity: the simulator against the guest\n",
           "Each recorded run replayed in the simulator (evaluation/fidelity.py: `cpuidle-sim "
-          "--replay` with the run's governor and table, %s) against what the guest's own "
+          "replay` with the run's governor and table, %s) against what the guest's own "
           "tracepoints measured of it: above and below per entry, each state's share of the "
           "time in states. The goal: %s.\n" % (
               " ".join(sim.get("flags", [])) or "the simulator's own world",
@@ -494,8 +493,8 @@ def fidelity_md(fid):
     for m, c in sm.items():
         if m != "all":
             o = stock.get(m)
-            md.append("| %s | %d of %d | %s |" % (m, c["within"], c["runs"],
-                                                "%d of %d" % (o["within"], o["runs"]) if o else "-"))
+            md.append("| %s | %d of %d | %s |" % (
+                m, c["within"], c["runs"], "%d of %d" % (o["within"], o["runs"]) if o else "-"))
     md.append("")
     tc = sim.get("tick_costs_us")
     if tc:

@@ -8,7 +8,7 @@ OUTDIR/guest-idle.json (evaluation/trace2corpus.py: what the guest's own
 tracepoints measured per table, workload and governor), the run's recorded
 trace OUTDIR/corpus/<set>/<table>.<workload>.<governor>.trace is replayed
 closed loop in the simulator with the same governor on the same table
-(`cpuidle-sim --replay`, time-scaled tables `BASE-xN` included), and the two
+(`cpuidle-sim replay`, time-scaled tables `BASE-xN` included), and the two
 are compared on what the guest measured:
 
   above_per_entry   entries counted too deep by cpuidle_enter_state()
@@ -85,7 +85,8 @@ import subprocess
 import sys
 import tempfile
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from evaluation import paths
+
 TOL = 0.25
 FLOOR = 0.02
 RATES = ["above_per_entry", "below_per_entry"]
@@ -100,22 +101,10 @@ def within(sim, guest, floor=FLOOR):
     return sim is not None and abs(sim - guest) <= max(TOL * abs(guest), floor)
 
 
-def simulator(path):
-    if path:
-        return path
-    cache = os.environ.get("RCPUIDLE_CACHE", os.path.expanduser("~/.cache/rcpuidle"))
-    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(cache, "cargo-target"))
-    env = dict(os.environ, CARGO_TARGET_DIR=target,
-               PATH=os.path.expanduser("~/.cargo/bin") + os.pathsep + os.environ.get("PATH", ""))
-    subprocess.run(["cargo", "build", "--quiet", "--release", "--manifest-path",
-                    os.path.join(TOP, "tools", "cpuidle-sim", "Cargo.toml")], check=True, env=env)
-    return os.path.join(target, "release", "cpuidle-sim")
-
-
 def replay(binary, trace, table, gov, model):
     """The simulator's replay of one trace: its JSON, or None and why."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        p = subprocess.run([binary, "--replay", trace, "--table", table, "--governor", gov,
+        p = subprocess.run([binary, "replay", trace, "--table", table, "--governor", gov,
                             "--json", out.name] + model, capture_output=True, text=True)
         if p.returncode != 0:
             return None, (p.stderr.strip() or "exit %d" % p.returncode)
@@ -219,7 +208,7 @@ def cross(binary, corpus, model_of, extra):
             "ratios": ratios}
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("outdir")
     ap.add_argument("--sim", help="the cpuidle-sim binary (default: build it)")
@@ -233,16 +222,10 @@ def main():
     ap.add_argument("--tick-costs-us",
                     help="the simulator's --tick-costs-us D,S,R for every table (default: "
                          "OUTDIR/tickcost.json's per table)")
-    ap.add_argument("--cross-flags",
-                    help="more simulator flags for the cross block (e.g. '--rules 0xf')")
-    ap.add_argument("--corpus", help="the cross block's corpus (default OUTDIR/corpus)")
-    ap.add_argument("--cross-only", action="store_true",
-                    help="only the cross block, as JSON on stdout (OUTDIR gives the model's "
-                         "parameters; nothing is written)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     model = ["--wake-delay-us", str(args.wake_delay_us), "--relax-ns", str(args.relax_ns)]
     out = os.path.join(args.outdir, "fidelity.json")
-    if os.path.exists(out) and not args.cross_only:
+    if os.path.exists(out):
         os.remove(out)  # a failed run leaves none, not an old one
     with open(os.path.join(args.outdir, "guest-idle.json")) as f:
         gi = json.load(f)
@@ -259,17 +242,10 @@ def main():
         irq_from = ("this run's recording (guest-idle.json irq_delay); tables without an "
                     "estimate: %d us, the median of the others'" % fill)
     costs, costs_from = tick_costs(args, tables)
-    binary = simulator(args.sim)
+    binary = paths.simulator(args.sim)
     model_of = lambda t: model + [  # noqa: E731
         "--irq-delay-us", str(irq[t]), "--tick-costs-us", ",".join(str(c) for c in costs[t])]
-    extra = args.cross_flags.split() if args.cross_flags else []
-    corpus = args.corpus or os.path.join(args.outdir, "corpus")
-    if args.cross_only:
-        c = cross(binary, corpus, model_of, extra)
-        c.update(irq_delay_us=irq, tick_costs_us=costs, model=model)
-        json.dump(c, sys.stdout, indent=1)
-        print()
-        return 1 if any(r["failed"] for r in c["rows"]) else 0
+    corpus = os.path.join(args.outdir, "corpus")
     rows, missing, wake = [], [], []
     for g in guest:
         configs = {"model": model_of(g["table"]), "stock": []}
@@ -306,7 +282,7 @@ def main():
                stock=counts(rows, "within_stock"),
                stock_relative_only=counts(rows, "within_stock_relative"), missing=missing,
                wake_latency=wake)
-    res["cross"] = cross(binary, corpus, model_of, extra)
+    res["cross"] = cross(binary, corpus, model_of, [])
     with open(out, "w") as f:
         json.dump(res, f, indent=1)
     print("fidelity: interrupt delay per table (us): %s, from %s" % (

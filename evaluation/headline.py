@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""headline.py LOG (--json | --md | --regret [--rules MASK]) [--sim BIN]
+"""headline.py LOG (--json | --md | --regret) [--sim BIN]
 
 The headline of a `make record` recording, per table and workload, and the
 simulator held against the guest on it.  LOG is the recording's
@@ -24,7 +24,7 @@ Two sources of figures:
              ratio num/den is of the means over the boots; its interval
              resamples the boots (n: boots).
   simulator  every trace replayed closed loop under every governor
-             (cpuidle-sim --replay, the emulator modelled by this
+             (cpuidle-sim replay, the emulator modelled by this
              recording's own measurements: the local timer's lateness to a
              halted CPU, p50, and the interrupt delay of its pipe runs):
              misses_per_entry, above_per_entry (too deep), and
@@ -76,11 +76,9 @@ regret at most 0.85 of teo's with the interval's upper end below 1.
 --json prints Documentation/evaluation/headline.json, --md
 Documentation/evaluation/agreement.md; pipeline/host-tests.sh makes both
 again and fails on any difference.  --regret prints the simulator's
-per-table held-out energy regret rteo/teo per recording governor alone,
-and with --rules MASK the simulator's rteo has only those rules of its
-default mode (cpuidle-sim --rules: what each rule brings to that figure;
-rteo-parity is then no A/A of anything new, and the known answer and the
-A/A do not change the exit status).
+per-table held-out energy regret rteo/teo per recording governor alone.
+
+Run as python3 -m evaluation.headline from the repository's top.
 """
 
 import argparse
@@ -93,10 +91,9 @@ import subprocess
 import sys
 import tempfile
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, TOP)
-from evaluation.fidelity import RELAX_NS, TOL, FLOOR, replay, simulator, traced_energy, within  # noqa: E402
-from evaluation.trace2corpus import split_rep  # noqa: E402
+from evaluation import paths
+from evaluation.fidelity import RELAX_NS, TOL, FLOOR, replay, traced_energy, within
+from evaluation.trace2corpus import split_rep
 
 GOVS = ["rteo", "teo", "menu", "rteo-parity"]
 RECORDED = ["rteo", "teo", "menu"]
@@ -171,8 +168,8 @@ def load(log):
     if kernel is None:
         shutil.rmtree(d)
         sys.exit("headline: %s names no kernel (no BENCH-META record kernel line)" % log)
-    t2c = subprocess.run([sys.executable, os.path.join(TOP, "evaluation", "trace2corpus.py"),
-                          path, d], capture_output=True, text=True)
+    t2c = subprocess.run(paths.module_command("trace2corpus") + [path, d],
+                         capture_output=True, text=True, env=paths.module_env())
     if t2c.returncode != 0:
         shutil.rmtree(d)
         sys.exit("headline: trace2corpus.py failed on %s: %s" % (log, t2c.stderr.strip()))
@@ -194,16 +191,14 @@ def model_flags(gi, table):
             "--irq-delay-us", str(irq.get(table, fill))]
 
 
-def replays(binary, gi, corpus, extra=()):
-    """{(table, workload, recorded, governor): replay JSON} of every trace
-    (EXTRA: more cpuidle-sim flags)."""
+def replays(binary, gi, corpus):
+    """{(table, workload, recorded, governor): replay JSON} of every trace."""
     out = {}
     for g in gi["runs"]:
         trace = os.path.join(corpus, g["set"], "%s.%s.%s.trace" % (
             g["table"], g["workload"], g["governor"]))
         for gov in GOVS:
-            r, why = replay(binary, trace, g["table"], gov,
-                            model_flags(gi, g["table"]) + list(extra))
+            r, why = replay(binary, trace, g["table"], gov, model_flags(gi, g["table"]))
             if r is None:
                 sys.exit("headline: replay of %s under %s failed: %s" % (trace, gov, why))
             out[(g["table"], g["workload"], g["governor"], gov)] = r
@@ -384,7 +379,7 @@ def agreement(gi, reps):
     return per, order
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("log")
     ap.add_argument("--sim", help="the cpuidle-sim binary (default: build it)")
@@ -393,21 +388,15 @@ def main():
     how.add_argument("--md", action="store_true")
     how.add_argument("--regret", action="store_true",
                      help="the per-table held-out energy regret rteo/teo alone")
-    ap.add_argument("--rules", help="with --regret: the rules of rteo's default mode in force "
-                    "(cpuidle-sim --rules MASK)")
-    args = ap.parse_args()
-    if args.rules is not None and not args.regret:
-        ap.error("--rules goes with --regret")
+    args = ap.parse_args(argv)
     gi, corpus, kernel, scratch = load(args.log)
     try:
-        binary = simulator(args.sim)
-        reps = replays(binary, gi, corpus, ["--rules", args.rules] if args.rules else [])
+        reps = replays(paths.simulator(args.sim), gi, corpus)
     finally:
         shutil.rmtree(scratch)
     srows = sim_rows(gi, reps)
     if args.regret:
-        print("| table | recorded under | rteo/teo held-out energy regret [95 %%] (rules %s) |"
-              % (args.rules or "all"))
+        print("| table | recorded under | rteo/teo held-out energy regret [95 %] (rules all) |")
         print("|---|---|---|")
         for r in srows:
             if (r["metric"], r["workload"], r["numerator"], r["denominator"]) == (
@@ -420,7 +409,7 @@ def main():
     ka = known_answer(gi, reps, srows)
     per, order = agreement(gi, reps)
     aa = [r for r in srows if r["numerator"] == "rteo-parity" and r["value"] not in (None, 1.0)]
-    cmd = "evaluation/headline.py %s" % os.path.relpath(os.path.abspath(args.log), TOP)
+    cmd = "evaluation/headline.py %s" % os.path.relpath(os.path.abspath(args.log), paths.TOP)
     if args.json:
         head = dict(kernel=kernel, command=cmd + " --json", resamples=RESAMPLES,
                     known_answer=[dict(table=t, check=w, holds=h, detail=x)
@@ -475,9 +464,9 @@ def markdown(kernel, cmd, grows, srows, ka, per, order):
     p("| table | runs | too deep within | too shallow within | same order |")
     p("|---|---|---|---|---|")
     for t, w in sorted(per.items()):
-        p("| %s | %d | %d | %d | %d of %d |" % (t, w["runs"], w["above_per_entry"],
-                                               w["below_per_entry"], w["order_agree"],
-                                               w["order_cells"]))
+        p("| %s | %d | %d | %d | %d of %d |" % (
+            t, w["runs"], w["above_per_entry"], w["below_per_entry"], w["order_agree"],
+            w["order_cells"]))
     p()
     p("The cells whose order disagrees:")
     p()

@@ -11,8 +11,8 @@ For every trace: the emulated energy the driver counted over its window
 (its record-energy line: what the benchmark measures), the driver's
 energy model (drivers/cpuidle/vstates.rs: each state's power over its
 time, each entry's own energy, derived from the target residencies:
-cpuidle_tables.rs's entry_nj; the model from `cpuidle-sim --replay`) over the traced entries alone, and, from
-`cpuidle-sim --replay`, the energy model's optimum for the same idle
+cpuidle_tables.rs's entry_nj; the model from `cpuidle-sim replay`) over the traced entries alone, and, from
+`cpuidle-sim replay`, the energy model's optimum for the same idle
 periods (the cheapest single entry for each, clairvoyant) and the oracle's
 (the deepest state whose target residency fits each).  A period is as long
 as the guest was idle in it, from its sleep-length event (the governor's
@@ -35,36 +35,28 @@ record-energy line or its replay fails.
 """
 
 import argparse
-import importlib.util
 import json
 import os
 import statistics
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import fidelity  # noqa: E402  (simulator(), replay())
-import trace2corpus  # noqa: E402  (split_rep())
-
-_spec = importlib.util.spec_from_file_location("bench_report", os.path.join(HERE, "bench_report.py"))
-bench_report = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench_report)
+from evaluation import bench_report, fidelity, paths, trace2corpus
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("log")
     ap.add_argument("outdir")
     ap.add_argument("--sim", help="cpuidle-sim binary (default: built with cargo)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     os.makedirs(args.outdir, exist_ok=True)
-    subprocess.run([sys.executable, os.path.join(HERE, "trace2corpus.py"), args.log, args.outdir,
-                    "--split-forced-ticks"],
-                   check=True)
+    subprocess.run(paths.module_command("trace2corpus") + [args.log, args.outdir,
+                                                           "--split-forced-ticks"],
+                   check=True, env=paths.module_env())
     with open(os.path.join(args.outdir, "guest-idle.json")) as f:
         runs = json.load(f)["runs"]
-    binary = fidelity.simulator(args.sim)
+    binary = paths.simulator(args.sim)
     # (table, governor) -> rep -> (traced energy, optimum, periods, window energy, oracle)
     data, problems = {}, []
     for r in runs:

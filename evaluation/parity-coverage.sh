@@ -4,9 +4,7 @@
 # parity-coverage.sh [PERIODS]: line and branch coverage of teo.c reached by
 # the parity harness's streams (gcc --coverage on the C side, then gcov).
 set -euo pipefail
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
-export PATH="$HOME/.cargo/bin:$PATH"
+. "$(dirname "$0")/lib.sh"
 export CARGO_TARGET_DIR=$CACHE/cargo-target-coverage
 n=${1:-400000}
 PARITY_COVERAGE=1 cargo build --quiet --release --manifest-path "$TOP/tools/cpuidle-parity/Cargo.toml"

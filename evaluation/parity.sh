@@ -7,10 +7,7 @@
 #     mutant below (one changed comparison or constant in a scratch copy of
 #     rteo_core.rs) must produce a mismatch.
 set -uo pipefail
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
-export PATH="$HOME/.cargo/bin:$PATH"
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$CACHE/cargo-target}
+. "$(dirname "$0")/lib.sh"
 
 harness() { # SRC-ROOT ARGS...
 	local root=$1

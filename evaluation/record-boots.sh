@@ -16,6 +16,7 @@
 # defaults to out/record in the repository (not tracked).
 set -euo pipefail
 . "$(dirname "$0")/../pipeline/lib.sh"
+. "$TOP/evaluation/lib.sh"
 out=${1:-$TOP/out/record}
 boots=${RECORD_BOOTS:-3}
 case $boots in '' | *[!0-9]* | 0) die "record-boots: RECORD_BOOTS=$boots: a count of 1 or more" ;; esac
@@ -43,4 +44,4 @@ while [ "$k" -le "$boots" ]; do
 	k=$((k + 1))
 done
 grep -qw REC "$out/record.log" || die "record-boots: no REC lines in $out/record.log"
-/usr/bin/python3 "$TOP/evaluation/trace2corpus.py" "$out/record.log" "$out"
+evpy evaluation.trace2corpus "$out/record.log" "$out"

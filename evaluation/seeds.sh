@@ -9,6 +9,7 @@
 # repository (not tracked); SEEDS_ARCHES chooses the guests (default both).
 set -euo pipefail
 . "$(dirname "$0")/../pipeline/lib.sh"
+. "$TOP/evaluation/lib.sh"
 out=${1:-$TOP/out/seeds}
 mkdir -p "$out"
 logs=() failed=
@@ -20,5 +21,5 @@ for arch in ${SEEDS_ARCHES:-x86_64 ppc64le}; do
 done
 [ ${#logs[@]} -gt 0 ] || die "no seeds guest left a console log"
 # the report says what is missing when a guest failed; the exit status too
-/usr/bin/python3 "$TOP/evaluation/seeds_report.py" "$out" "${logs[@]}"
+evpy evaluation.seeds_report "$out" "${logs[@]}"
 [ -z "$failed" ] || die "the seeds guest failed on$failed: the report is incomplete"

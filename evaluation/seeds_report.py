@@ -3,7 +3,8 @@
 """seeds_report.py OUTDIR LOG [LOG...]
 
 The seeds' replications (evaluation/guest/seeds.sh) from the guests' console
-LOGs (one per arch: x86_64 runs 000-002 and 004, ppc64le 003) against the seeds' own numbers (/work/shared/seeds, quoted below):
+LOGs (one per arch: x86_64 runs 000-002 and 004, ppc64le 003) against the
+seeds' own numbers (/work/shared/seeds, quoted below):
 OUTDIR/summary.json, OUTDIR/seeds.md and a plot per seed.
 
 The guest prints, after any console prefix:
@@ -23,7 +24,6 @@ governors: menu (4.20-rc3) before, each other governor (teo v6 in the seed)
 after.
 """
 
-import importlib.util
 import json
 import math
 import os
@@ -31,16 +31,8 @@ import re
 import statistics
 import sys
 
+from evaluation import bench_report as br
 
-def bench_report():
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_report.py")
-    spec = importlib.util.spec_from_file_location("bench_report", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-br = bench_report()
 np, plt = br.np, br.plt
 
 LINE = re.compile(r"\bSEED(?![\w-])(.*)")
@@ -359,16 +351,17 @@ def fmt_row(r):
             (" (x%s)" % br.fmt(sa / sb) if sb else ""))
     ours = "%s -> %s" % (br.fmt(r["ours_before"]), br.fmt(r["ours_after"]))
     ci = ("x%s [%s, %s]" % (br.fmt(r["ours_after"] / r["ours_before"]), br.fmt(r["ci_low"]),
-                              br.fmt(r["ci_high"])) if r["ours_before"] else "-")
+                            br.fmt(r["ci_high"])) if r["ours_before"] else "-")
     return "| %s | %s | %s | %s | %s | %d | %s%s |" % (
         r["metric"], r["governor"] or "-", seed, ours if r["n"] else "-", ci, r["n"],
         r["reproduces"], " (%s)" % r["reason"] if r["reason"] else "")
 
 
-def main():
-    if len(sys.argv) < 3:
+def main(argv=None):
+    argv = sys.argv if argv is None else [sys.argv[0]] + list(argv)
+    if len(argv) < 3:
         sys.exit(__doc__.split("\n")[0])
-    outdir, logs = sys.argv[1], sys.argv[2:]
+    outdir, logs = argv[1], argv[2:]
     os.makedirs(outdir, exist_ok=True)
     for log in logs:
         if not os.path.exists(log):

@@ -19,9 +19,7 @@
 # build (opt-level=3, vectorised teo.c and rteo) counts 20 to 70 fewer
 # instructions per select and does not predict the kernel.
 set -euo pipefail
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}
-export PATH="$HOME/.cargo/bin:$PATH"
+. "$(dirname "$0")/lib.sh"
 export RUSTFLAGS="-Copt-level=2 -Coverflow-checks=on -Cno-vectorize-loops -Cno-vectorize-slp"
 export PARITY_CFLAGS="-fno-vectorize -fno-slp-vectorize"
 # (its own target directory: other flags, other objects)
@@ -57,7 +55,7 @@ teo=$(count teo 'teo_select')
 rteo=$(count rteo '*Teo*select*')
 dflt=$(count rteo-default '*Teo*select*')
 for v in "$teo" "$rteo" "$dflt"; do
-	[ -n "$v" ] && [ "$v" -gt 0 ] || { echo "select-cost: callgrind counted nothing"; exit 1; }
+	{ [ -n "$v" ] && [ "$v" -gt 0 ]; } || { echo "select-cost: callgrind counted nothing"; exit 1; }
 done
 # the stream is replayed 5 times by --bench
 per() { echo "$1 $n" | awk '{ printf "%.1f", $1 / ($2 * 5) }'; }

@@ -199,12 +199,12 @@ def plot_heldout(sim, out):
     return True
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json", help="the simulator's JSON (cpuidle-sim --json)")
     ap.add_argument("outdir")
     ap.add_argument("--md", help="the simulator's report (cpuidle-sim --md): link the plots at its end")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     with open(args.json) as f:
         sim = json.load(f)
     os.makedirs(args.outdir, exist_ok=True)

@@ -383,10 +383,11 @@ def main():
     print("trace2corpus: %d runs, %d episodes, %d malformed lines -> %s"
           % (len(guest), sum(g["episodes"] for g in guest), bad, outdir))
     for t, d in delays.items():
-        print("trace2corpus: %s: interrupt delay to a halted CPU %s" % (t, "%d us (pipe: s%d %d us "
-              "over %d wake-ups, s%d %d us over %d)" % (d["delay_us"], d["halting_state"],
-              d["halting_p50_us"], d["halting_n"], d["polling_state"], d["polling_p50_us"],
-              d["polling_n"]) if d else "not estimated (no polling state, or too few wake-ups)"))
+        what = ("%d us (pipe: s%d %d us over %d wake-ups, s%d %d us over %d)" % (
+            d["delay_us"], d["halting_state"], d["halting_p50_us"], d["halting_n"],
+            d["polling_state"], d["polling_p50_us"], d["polling_n"]) if d else
+            "not estimated (no polling state, or too few wake-ups)")
+        print("trace2corpus: %s: interrupt delay to a halted CPU %s" % (t, what))
     for t, v in lateness.items():
         print("trace2corpus: %s: the timer's interrupt came %s" % (t, ", ".join(
             "p50 %d us, p90 %d us late over %d %s entries" % (k["p50_us"], k["p90_us"], k["n"], kind)

@@ -3,8 +3,11 @@
 """Verdict on one guest console log; fails closed.
 
 Usage: ktap.py LOG --arch A --tests configs/A.tests [--qemu-rc N]
-                   [--kunit-dir TREE/tools/testing/kunit]
-       ktap.py LOG --arch A --runner-list kselftest-list.txt [--kunit-dir ...]
+                   --kunit-dir TREE/tools/testing/kunit
+       ktap.py LOG --arch A --runner-list kselftest-list.txt --kunit-dir ...
+
+(KUNIT_DIR: the kernel's tools/testing/kunit, whose kunit_parser.py and
+kunit_printer.py are imported from their files.)
 
 The console carries two kinds of KTAP:
 
@@ -59,6 +62,7 @@ console must be clean; splats and lost messages are red.  There are no
 frames, no runner exit status and no "rcpuidle: done" to look for.
 """
 import argparse
+import importlib.util
 import io
 import os
 import re
@@ -153,11 +157,22 @@ def splat_context(lines, i, after=60):
     return during, frames[:12], block
 
 
+def by_location(name, path):
+    """The module NAME imported from the file PATH (no search path changed)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError("no module %s at %s" % (name, path))
+    module = importlib.util.module_from_spec(spec)
+    # registered before it runs: kunit_parser imports kunit_printer by name
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def load_parser(kunit_dir):
-    sys.path.insert(0, kunit_dir)
-    import kunit_parser  # noqa: E402  (the kernel's, from the cached tree)
-    import kunit_printer
-    return kunit_parser, kunit_printer
+    """The kernel's kunit_parser and kunit_printer, from the tree's files."""
+    printer = by_location("kunit_printer", os.path.join(kunit_dir, "kunit_printer.py"))
+    return by_location("kunit_parser", os.path.join(kunit_dir, "kunit_parser.py")), printer
 
 
 def read_tests(path):
@@ -408,8 +423,8 @@ def judge_runner(v, parser, runner, expected, board=False):
             v.suite("kselftest", name, 0, 0, 1, own_errors)
             continue
         if t.status != parser.kp.TestStatus.SUCCESS:
-            own_errors.append("runner: %s%s" % (t.status.name, " (%s)" % t.skip_reason
-                                                 if t.skip_reason else ""))
+            own_errors.append("runner: %s%s" % (
+                t.status.name, " (%s)" % t.skip_reason if t.skip_reason else ""))
         if not started or not body:
             own_errors.append("no output")
             v.suite("kselftest", name, 0, 0, 0, own_errors)
@@ -513,13 +528,9 @@ def main():
                       help="the kit tarball's kselftest-list.txt: a board's "
                       "run_kselftest.sh output or console log")
     ap.add_argument("--qemu-rc", type=int, default=0)
-    ap.add_argument("--kunit-dir", help="the kernel's tools/testing/kunit")
+    ap.add_argument("--kunit-dir", required=True, help="the kernel's tools/testing/kunit")
     a = ap.parse_args()
     kunit_dir = a.kunit_dir
-    if not kunit_dir:
-        cache = os.environ.get("RCPUIDLE_CACHE", os.path.expanduser("~/.cache/rcpuidle"))
-        kunit_dir = os.path.join(os.path.realpath(os.path.join(cache, "src", "pristine")),
-                                 "tools", "testing", "kunit")
     if not os.path.isfile(os.path.join(kunit_dir, "kunit_parser.py")):
         print("%s: ERROR: no kunit_parser.py in %s" % (a.arch, kunit_dir))
         print("%s: 0 passed, 1 failed, 0 skipped" % a.arch)

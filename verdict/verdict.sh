@@ -11,7 +11,7 @@
 # Prints one line per suite and "ARCH: N passed, N failed, N skipped";
 # fails if the run is red.
 set -euo pipefail
-TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/../evaluation/lib.sh"
 die() { echo "verdict: error: $*" >&2; exit 2; }
 
 log=${1:-}
@@ -51,4 +51,5 @@ else
 	list=$work/list
 	echo "verdict: the tests of ${tarball#"$TOP"/} (kselftest-list.txt) must report"
 fi
-exec python3 "$TOP/verdict/ktap.py" "$log" --arch "${arch:-board}" --runner-list "$list"
+exec python3 "$TOP/verdict/ktap.py" "$log" --arch "${arch:-board}" --runner-list "$list" \
+	--kunit-dir "$KUNIT_DIR"
