@@ -135,12 +135,8 @@ prints_doc() {
 # the energy model against the tables' target residencies, per table
 prints_doc "cpuidle-sim model" Documentation/evaluation/model.md "make evaluation-docs writes it" \
 	"$sim" model
-# the most such a predictor could remove, from the kept recording
-prints_doc "evaluation/irq_bound.py" Documentation/evaluation/irq-bound.md "evaluation/docs.sh writes it" \
-	/usr/bin/python3 "$TOP/evaluation/irq_bound.py" "$TOP/evaluation/recordings/record-3834fea.log.xz" \
-	--sim "$sim"
 # the in-guest benchmark logs kept (point 2's runs), per table, pooled
-prints_doc "evaluation/bench-kept.sh" Documentation/evaluation/bench-kept.md "evaluation/docs.sh writes it" \
+prints_doc "evaluation/bench-kept.sh" Documentation/evaluation/bench-kept.md "python3 -m evaluation docs writes it" \
 	"$TOP/evaluation/bench-kept.sh"
 # the headline of the stored recording (make record), per table, and the
 # simulator held against the guest's own counts on it; headline.py fails
@@ -151,7 +147,7 @@ for x in json md; do
 	[ $x = json ] || doc=agreement.md
 	prints_doc "evaluation/headline.py --$x" Documentation/evaluation/$doc \
 		"evaluation/headline.py writes it" \
-		/usr/bin/python3 "$TOP/evaluation/headline.py" "$rec_log" --$x --sim "$sim"
+		env PYTHONPATH="$TOP" /usr/bin/python3 -m evaluation.headline "$rec_log" --$x --sim "$sim"
 done
 
 # rteo vs the kernel's teo.c: a fixed-seed subset (make parity runs more),
@@ -181,15 +177,30 @@ else
 	echo "$out" | tail -n 8; f=$((f + 1))
 fi
 
-# the console verdict against crafted logs: a clean one green, each
-# failure shape red for its reason (with the kernel's kunit_parser.py);
-# then make verdict's, on a board's runner output or console log
-kunit_dir=$(readlink -f "$CACHE/src/pristine")/tools/testing/kunit
-for t in verdict_test board_test; do
-	if out=$(python3 "$TOP/verdict/tests/$t.py" "$kunit_dir" 2>&1); then
-		echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
+# the Python tests (pytest, setup.cfg): the console and board verdicts
+# against crafted logs (with the kernel's kunit_parser.py), the
+# evaluation's programs against crafted inputs of known answers; then
+# flake8 and mypy over evaluation/ and verdict/, shellcheck over the
+# shell of evaluation/, verdict/, kit/ and the cpuidle selftests
+out=$(cd "$TOP" && /usr/bin/python3 -m pytest -q -rf 2>&1)
+np=$(echo "$out" | tail -n 1 | sed -nE 's/.* ([0-9]+) passed.*/\1/p')
+nf=$(echo "$out" | tail -n 1 | sed -nE 's/.* ([0-9]+) (failed|error).*/\1/p')
+echo "host: pytest: $(echo "$out" | tail -n 1)"
+[ -n "$np$nf" ] || { echo "$out" | tail -n 20; nf=1; }
+echo "$out" | grep -E '^(FAILED|ERROR) ' | sed 's/^/host: /'
+p=$((p + ${np:-0})); f=$((f + ${nf:-0}))
+for lint in "flake8" "mypy" "shellcheck"; do
+	case $lint in
+	flake8) cmd=(flake8 evaluation verdict conftest.py) ;;
+	mypy) cmd=(mypy) ;;
+	shellcheck) mapfile -t sh < <(cd "$TOP" && find evaluation verdict kit \
+		tools/testing/selftests/cpuidle -name '*.sh' | sort)
+		cmd=(shellcheck "${sh[@]}") ;;
+	esac
+	if out=$(cd "$TOP" && "${cmd[@]}" 2>&1); then
+		echo "host: $lint clean"; p=$((p + 1))
 	else
-		echo "$out" | grep -v '^ok '; f=$((f + 1))
+		echo "host: $lint:"; echo "$out" | head -n 20 | sed 's/^/host: /'; f=$((f + 1))
 	fi
 done
 
@@ -205,22 +216,6 @@ if [ -f "$CACHE/rust_lib_src" ]; then
 else
 	echo "host: kit config fragments not checked (not set up: make setup)"; s=$((s + 1))
 fi
-
-# the evaluation's scripts against crafted inputs of known answers (Debian's
-# python3 has its numpy and matplotlib): the guest benchmark report, the
-# recorder's reading of the trace (its awk, under busybox as in the guest),
-# the recorder's conversion into the simulator's corpus, the tick costs'
-# estimates, the guest targets' check (bench_power.py), the idle
-# benchmark's energy floor (idle_bound.py) and the seeds' report (each
-# seed's direction shown, contradicted or not shown, an incomplete run
-# non-zero)
-for t in bench_report record_awk trace2corpus tickcost bench_power idle_bound seeds_report; do
-	if out=$(/usr/bin/python3 "$TOP/evaluation/tests/${t}_test.py" 2>&1); then
-		echo "host: $(echo "$out" | tail -n 1)"; p=$((p + 1))
-	else
-		echo "$out" | grep -v '^ok '; f=$((f + 1))
-	fi
-done
 
 # the kernel's rustfmt and checkpatch: from the grafted tree, or before
 # the first graft from the pristine source setup extracted

@@ -25,7 +25,8 @@ KVER_PKG=${RCPUIDLE_LINUX_SOURCE:-linux-source-7.3}
 BINDGEN_VER=0.72.1
 HOST_PKGS="clang-19 lld-19 llvm-19 libclang-19-dev flex bison bc libelf-dev
 	libssl-dev cpio busybox-static qemu-system-x86 qemu-system-ppc
-	qemu-system-arm python3 gcc libc6-dev valgrind rsync python3-matplotlib python3-numpy"
+	qemu-system-arm python3 gcc libc6-dev valgrind rsync python3-matplotlib python3-numpy
+	python3-pytest flake8 mypy shellcheck"
 
 die() {
 	echo "setup: error: $*" >&2

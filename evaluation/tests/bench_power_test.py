@@ -1,23 +1,22 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Self-tests of the guest targets' check (evaluation/bench_power.py).
 
 A crafted bench summary of known ratios goes through it; each check holds
 only if the targets' verdicts and the repetitions it works out are right.
-Prints "ok NAME" or "FAIL NAME: ..." per check, then "bench power
-self-test: N passed, N failed".  BENCH_POWER=PATH tests another copy (a
+Run by pytest (one test per check).  BENCH_POWER=PATH tests another copy (a
 mutant).
 """
 import json
 import os
 import subprocess
-import sys
 import tempfile
 
-import selftest_checks  # noqa: E402  (evaluation/tests/selftest_checks.py)
+import pytest
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-POWER = os.environ.get("BENCH_POWER", os.path.join(TOP, "evaluation", "bench_power.py"))
+from evaluation import paths
+from evaluation.tests import selftest_checks
+
+POWER = selftest_checks.program("bench_power", "BENCH_POWER")
 
 
 def ratio(table, bench, metric, num, med, lo, hi, n=7):
@@ -53,36 +52,43 @@ def run(summary):
         with open(src, "w") as f:
             json.dump(summary, f)
         out = os.path.join(d, "power.json")
-        p = subprocess.run([sys.executable, POWER, src, "--json", out], capture_output=True, text=True)
+        p = subprocess.run(POWER + [src, "--json", out], capture_output=True, text=True,
+                           env=paths.module_env())
         res = json.load(open(out)) if os.path.exists(out) else None
         return p.returncode, p.stdout, res
 
 
-def main():
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """The runs the checks read: bench_power's locals."""
     rc, text, res = run(crafted())
     rows = {(r["table"], r["benchmark"], r["metric"]): r for r in (res or {}).get("rows", [])}
     row = lambda t, b, m: rows[(t, b, m)]
     rc0, _, _ = run(dict(ratios=[]))
-    checks = [
-        ("exit 0 with ratios", lambda: rc == 0),
-        ("met: median 0.95, end 1.04", lambda: row("t", "cyclictest", "avg_us")["target"]["met"]),
-        ("spread: 21 repetitions",
-         lambda: row("t", "cyclictest", "max_us")["target"] == dict(met=False, reps_needed=21,
-                                                                     median_misses=False)),
-        ("median 1.02 misses, whatever the spread",
-         lambda: row("t", "wake", "p50_us")["target"]["median_misses"]),
-        ("median 1.00 with end 1.05 is met", lambda: row("t", "wake", "p99_us")["target"]["met"]),
-        ("energy strong: 28 repetitions",
-         lambda: row("t", "idle", "energy_uj")["strong"]["reps_needed"] == 28),
-        ("energy weak met", lambda: row("t", "idle", "energy_uj")["weak"]["met"]),
-        ("A/A: 63 repetitions for +-5 %",
-         lambda: row("t", "cyclictest", "avg_us")["aa"]["reps_for_5pct"] == 63),
-        ("a table without a metric is listed", lambda: "u idle energy_uj" in res["missing"]),
-        ("the count line", lambda: "Headline targets met: 4 of 7" in text),
-        ("no ratios: exit 1", lambda: rc0 == 1),
-    ]
-    return selftest_checks.run(checks, "bench power self-test")
+    on_failure = ""
+    return locals()
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+CHECKS = [
+    ("exit 0 with ratios", lambda rc: rc == 0),
+    ("met: median 0.95, end 1.04", lambda row: row("t", "cyclictest", "avg_us")["target"]["met"]),
+    ("spread: 21 repetitions",
+     lambda row: row("t", "cyclictest", "max_us")["target"] == dict(
+         met=False, reps_needed=21, median_misses=False)),
+    ("median 1.02 misses, whatever the spread",
+     lambda row: row("t", "wake", "p50_us")["target"]["median_misses"]),
+    ("median 1.00 with end 1.05 is met", lambda row: row("t", "wake", "p99_us")["target"]["met"]),
+    ("energy strong: 28 repetitions",
+     lambda row: row("t", "idle", "energy_uj")["strong"]["reps_needed"] == 28),
+    ("energy weak met", lambda row: row("t", "idle", "energy_uj")["weak"]["met"]),
+    ("A/A: 63 repetitions for +-5 %",
+     lambda row: row("t", "cyclictest", "avg_us")["aa"]["reps_for_5pct"] == 63),
+    ("a table without a metric is listed", lambda res: "u idle energy_uj" in res["missing"]),
+    ("the count line", lambda text: "Headline targets met: 4 of 7" in text),
+    ("no ratios: exit 1", lambda rc0: rc0 == 1),
+]
+
+
+@pytest.mark.parametrize("name, check", CHECKS, ids=[n for n, _ in CHECKS])
+def test_bench_power(runs, name, check):
+    assert selftest_checks.holds(check, runs), runs["on_failure"]

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Self-tests of the guest benchmark report (evaluation/bench_report.py).
 
@@ -6,25 +5,24 @@ Crafted console logs of known data go through the report; each check holds
 only if the report's statistics, verdicts and run status are right.  The
 fidelity part: evaluation/fidelity.py against a stand-in simulator of known
 answers (the goal's rule, the rows, a missing trace), and the report's
-fidelity section from a crafted fidelity.json.  Prints "ok NAME" or "FAIL
-NAME: ..." per check, then "bench report self-test: N passed, N failed".
+fidelity section from a crafted fidelity.json.  Run by pytest (one test per check).
 BENCH_REPORT=PATH and FIDELITY=PATH test other copies (mutants).
 """
 import json
 import math
 import os
 import random
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 
-import selftest_checks  # noqa: E402  (evaluation/tests/selftest_checks.py)
+import pytest
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-REPORT = os.environ.get("BENCH_REPORT", os.path.join(TOP, "evaluation", "bench_report.py"))
-FIDELITY = os.environ.get("FIDELITY", os.path.join(TOP, "evaluation", "fidelity.py"))
+from evaluation import paths
+from evaluation.tests import selftest_checks
+
+REPORT = selftest_checks.program("bench_report", "BENCH_REPORT")
+FIDELITY = selftest_checks.program("fidelity", "FIDELITY")
 GOVS = ["rteo", "teo", "menu", "rteo-parity"]
 REPS = 9
 # the guest's console: kernel messages and prefixes around the BENCH lines
@@ -117,7 +115,8 @@ def run(tmp, name, text, env=None, files=None, more=()):
         logs.append(os.path.join(d, "console.log" if i == 0 else "console-%d.log" % i))
         with open(logs[-1], "w") as f:
             f.write(t)
-    p = subprocess.run([sys.executable, REPORT, d] + logs, capture_output=True, text=True, env=env)
+    p = subprocess.run(REPORT + [d] + logs, capture_output=True, text=True,
+                       env=paths.module_env(env))
     res = dict(rc=p.returncode, err=p.stderr, dir=d, summary=None, md="")
     if os.path.exists(os.path.join(d, "summary.json")):
         with open(os.path.join(d, "summary.json")) as f:
@@ -127,9 +126,11 @@ def run(tmp, name, text, env=None, files=None, more=()):
     return res
 
 
-def ratio(s, table, bench, metric, num, den="teo"):
-    return next(r for r in s["ratios"] if (r["table"], r["benchmark"], r["metric"], r["num"],
-                                           r["den"]) == (table, bench, metric, num, den))
+def ratio(s, *key):
+    """The ratio row of KEY: table, benchmark, metric, numerator[, denominator: teo]."""
+    key = key if len(key) == 5 else key + ("teo",)
+    return next(r for r in s["ratios"]
+                if (r["table"], r["benchmark"], r["metric"], r["num"], r["den"]) == key)
 
 
 def row(md, table, bench, metric):
@@ -140,7 +141,7 @@ def row(md, table, bench, metric):
     return line.strip("| ").split(" | ")
 
 
-# the stand-in simulator: `cpuidle-sim --replay` answers of known values,
+# the stand-in simulator: `cpuidle-sim replay TRACE` answers of known values,
 # per governor; the stock world (no --wake-delay-us) answers 0.5 everywhere
 FAKE_SIM = r"""#!%s
 import json, sys
@@ -153,7 +154,9 @@ if model and opt("--irq-delay-us") != "110" or not model and "--irq-delay-us" in
 # and its tick costs the table's estimates (TICKCOST's, rounded)
 if model and opt("--tick-costs-us") != "7,33,56" or not model and "--tick-costs-us" in a:
     sys.exit("stand-in: --tick-costs-us " + str(opt("--tick-costs-us")))
-with open(opt("--replay")) as f:
+if a[0] != "replay":
+    sys.exit("stand-in: not cpuidle-sim replay")
+with open(a[1]) as f:
     f.read()
 ans = {"rteo": dict(above_per_entry=0.124, below_per_entry=0.126, share=dict(s0=0.029, s1=0.971)),
        "teo": dict(above_per_entry=0.0, below_per_entry=0.3, share=dict(s0=0.37, s1=0.63))}
@@ -212,7 +215,8 @@ def fidelity_run(tmp):
     with open(sim, "w") as f:
         f.write(FAKE_SIM)
     os.chmod(sim, 0o755)
-    p = subprocess.run([sys.executable, FIDELITY, d, "--sim", sim], capture_output=True, text=True)
+    p = subprocess.run(FIDELITY + [d, "--sim", sim], capture_output=True, text=True,
+                       env=paths.module_env())
     fid = None
     if os.path.exists(os.path.join(d, "fidelity.json")):
         with open(os.path.join(d, "fidelity.json")) as f:
@@ -224,174 +228,168 @@ def fid_rows(fid):
     return {(r["workload"], r["governor"], r["metric"]): r for r in fid["rows"]}
 
 
-def main():
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """The runs the checks read: bench_report's locals."""
     values = crafted()
-    tmp = tempfile.mkdtemp(prefix="bench-report-test.")
+    tmp = str(tmp_path_factory.mktemp("bench-report-test"))
     base = run(tmp, "base", log(values, malformed=True))
     s, md = base["summary"] or {}, base["md"]
     pipe = ("x86-like", "pipe", "usec_per_op")
     aa_key = ("mvebu-xp-x20", "cyclictest", "p99_us")
-    teo_pipe = next((g for g in s.get("guest", []) if (g["table"], g["benchmark"], g["metric"],
-                                                      g["governor"]) == pipe + ("teo",)), {})
+    teo_pipe = next((g for g in s.get("guest", []) if (
+        g["table"], g["benchmark"], g["metric"], g["governor"]) == pipe + ("teo",)), {})
     ex = {e["state"]: e for e in s.get("exit_latency", [])}
-    checks = [
-        ("a clean log: exit 0, complete", lambda: base["rc"] == 0 and s["complete"] is True),
-        ("guest median and CI of the median", lambda: teo_pipe["n"] == REPS and
-         abs(teo_pipe["median"] - statistics.median(values[pipe]["teo"])) < 1e-5 and
-         teo_pipe["ci_low"] <= teo_pipe["median"] <= teo_pipe["ci_high"] and
-         teo_pipe["ci_low"] < teo_pipe["ci_high"]),
-        ("(a) A/A: rteo-parity/teo CI contains 1, no difference",
-         lambda: ratio(s, *aa_key, "rteo-parity")["ci_low"] < 1 < ratio(s, *aa_key, "rteo-parity")["ci_high"]
-         and ratio(s, *aa_key, "rteo-parity")["verdict"] == "no difference shown"
-         and row(md, *aa_key)[-2] == "no difference shown"
-         and "A/A differs" not in md),
-        ("(a) aa_width is the A/A interval's width", lambda: any(
-            (w["table"], w["benchmark"], w["metric"]) == aa_key and abs(w["width"] - (
-                ratio(s, *aa_key, "rteo-parity")["ci_high"] - ratio(s, *aa_key, "rteo-parity")["ci_low"])) < 1e-12
-            for w in s["aa_width"])),
-        ("(b) rteo 20 % faster: ratio 0.8, ci_high < 1, better",
-         lambda: abs(ratio(s, *pipe, "rteo")["median"] - 0.8) < 0.02
-         and ratio(s, *pipe, "rteo")["ci_high"] < 0.85 and ratio(s, *pipe, "rteo")["n"] == REPS
-         and row(md, *pipe)[-2] == "better"),
-        ("(b) menu 30 % slower: ci_low > 1, worse",
-         lambda: ratio(s, *pipe, "menu")["ci_low"] > 1.2 and ratio(s, *pipe, "menu")["verdict"] == "worse"),
-        ("(c) a describing metric is higher, not a loss",
-         lambda: ratio(s, "x86-like", "cyclictest", "exit_us_per_entry", "rteo")["verdict"] == "higher"
-         and row(md, "x86-like", "cyclictest", "exit_us_per_entry")[-2] == "higher"
-         and "exit_us_per_entry: rteo is worse" not in md),
-        ("(b) a loss is stated", lambda: row(md, "x86-like", "wake", "p99_us")[-2] == "worse" and
-         "- x86-like, wake p99_us: rteo is worse than teo" in md.split("## Where rteo loses to teo")[1]
-         and "pipe usec_per_op: rteo is worse" not in md),
-        ("rules off: rteo-off=MASK against rteo, in its own table",
-         lambda: abs(ratio(s, *pipe, "rteo-off=0x1", "rteo")["median"] - 1.25) < 0.03
-         and ratio(s, *pipe, "rteo-off=0x1", "rteo")["verdict"] == "worse"
-         and abs(ratio(s, *pipe, "rteo-off=0x1", "teo")["median"] - 1) < 0.03
-         and not any(r["num"] == "rteo-off=0x1" and r["den"] not in ("rteo", "teo")
-                     for r in s["ratios"])
-         and "| pipe | usec_per_op | %.3f [" % ratio(s, *pipe, "rteo-off=0x1", "rteo")["median"]
-         in md.split("rteo-off=0x1/teo |", 1)[1]
-         and "worse | %.3f [" % ratio(s, *pipe, "rteo-off=0x1", "teo")["median"]
-         in md.split("rteo-off=0x1/teo |", 1)[1]),
-        ("too few repetitions: no verdict", lambda: ratio(s, "x86-like", "hackbench", "time_s", "rteo")
-         ["verdict"] == row(md, "x86-like", "hackbench", "time_s")[-2] == "too few repetitions"),
-        ("exit latency less the floor against the emulated one",
-         lambda: ex["s1"]["check"] == ex["s6"]["check"] == "consistent" and ex["s1"]["n"] == REPS
-         and ex["s3"]["check"] == "shorter than the exit latency" and abs(ex["s6"]["excess"] - 100) < 1),
-        ("(e) malformed lines counted, prefixed ones parsed", lambda: s["malformed_lines"] == len(MALFORMED)
-         and "Malformed BENCH lines ignored: %d" % len(MALFORMED) in md),
-        ("plots drawn", lambda: all(open(os.path.join(base["dir"], p), "rb").read(8) == b"\x89PNG\r\n\x1a\n"
-                                    for p in s["plots"]) and len(s["plots"]) == 4),
-    ]
-    # the A/A's repetitions for +-5 %: from its per-repetition log ratios
     noisy_aa = ("x86-like", "cyclictest", "avg_us")
     lr = [math.log(a / b) for a, b in zip(values[noisy_aa]["rteo-parity"], values[noisy_aa]["teo"])]
     need = math.ceil((1.96 * statistics.stdev(lr) / math.log(1.05)) ** 2)
-    checks.append(("A/A: the repetitions a +-5 % interval needs", lambda:
-                   ratio(s, *noisy_aa, "rteo-parity")["reps_for_5pct"] == need and need > 20 and
-                   "x86-like, cyclictest avg_us: %s from %d repetitions; about %d needed" % (
-                       row(md, *noisy_aa)[-1].split(" **")[0], REPS, need) in md and
-                   "reps_for_5pct" not in ratio(s, *pipe, "rteo")))
-    # pooled: two boots of one setup; the second's repetitions numbered on,
-    # pairs still within a repetition; another setup refused
     other = {k: {g: [x * 1.5 for x in v] for g, v in runs.items()} for k, runs in values.items()}
     pool = run(tmp, "pool", log(values), more=[log(other)])
     ps = pool["summary"] or {}
-    tp = next((g for g in ps.get("guest", []) if (g["table"], g["benchmark"], g["metric"],
-                                                 g["governor"]) == pipe + ("teo",)), {})
+    tp = next((g for g in ps.get("guest", []) if (
+        g["table"], g["benchmark"], g["metric"], g["governor"]) == pipe + ("teo",)), {})
     setup = log(values).replace("BENCH-META scale x86-like 1", "BENCH-META scale x86-like 10")
     refused = run(tmp, "refused", log(values), more=[setup])
-    checks += [
-        ("pooled logs: repetitions numbered on, ratios paired within one",
-         lambda: pool["rc"] == 0 and tp["n"] == 2 * REPS and
-         tp["reps"] == list(range(1, 2 * REPS + 1)) and
-         abs(tp["median"] - statistics.median(values[pipe]["teo"] + other[pipe]["teo"])) < 1e-5 and
-         ratio(ps, *pipe, "rteo")["n"] == 2 * REPS and
-         abs(ratio(ps, *pipe, "rteo")["median"] - 0.8) < 0.02 and
-         "Pooled from 2 logs" in pool["md"]),
-        ("pooled logs: another setup is refused, nothing written",
-         lambda: refused["rc"] == 2 and "not the setup" in refused["err"] and
-         "scale" in refused["err"] and refused["summary"] is None),
-    ]
     nodone = run(tmp, "nodone", log(values, done=False))
     err = run(tmp, "error", log(values, error="BENCH-ERROR load mvebu-xp"))
-    checks += [
-        ("(c) no BENCH-DONE: non-zero, complete false, said", lambda: nodone["rc"] != 0 and
-         nodone["summary"]["complete"] is False and "INCOMPLETE" in nodone["md"] and nodone["summary"]["ratios"]),
-        ("(d) BENCH-ERROR: non-zero, complete false, said", lambda: err["rc"] != 0 and
-         err["summary"]["complete"] is False and err["summary"]["errors"] == ["load mvebu-xp"]
-         and "load mvebu-xp" in err["md"]),
-    ]
-    # without matplotlib: a clear message, nothing written
     fake = os.path.join(tmp, "fake")
     os.makedirs(os.path.join(fake, "matplotlib"))
     with open(os.path.join(fake, "matplotlib", "__init__.py"), "w") as f:
         f.write("raise ImportError('No module named matplotlib')\n")
     nomp = run(tmp, "nomp", log(values), env=dict(os.environ, PYTHONPATH=fake))
-    checks.append(("no matplotlib: non-zero, clear message", lambda: nomp["rc"] != 0 and
-                   "install python3-matplotlib" in nomp["err"] and nomp["summary"] is None))
-
-    # the fidelity part: fidelity.py with the stand-in, then the report
     fr = fidelity_run(tmp)
     fid = fr["fid"] or {}
-    checks += [
-        ("fidelity.py: exit 0, a fresh fidelity.json", lambda: fr["rc"] == 0 and "stale" not in fid
-         and len(fid["rows"]) == 12),
-        ("fidelity.py: within 25 % of the guest or 0.02, per row", lambda: all(
-            (fid_rows(fid)[k]["within"], fid_rows(fid)[k]["within_relative"]) == w
-            for k, w in WANT.items())),
-        ("fidelity.py: sim and guest values, the model and the stock world", lambda:
-         fid_rows(fid)[("pipe", "rteo", "above_per_entry")]["sim"] == 0.124 and
-         fid_rows(fid)[("pipe", "rteo", "above_per_entry")]["guest"] == 0.1 and
-         fid_rows(fid)[("pipe", "rteo", "above_per_entry")]["sim_stock"] == 0.5 and
-         fid["simulator"]["flags"] == ["--wake-delay-us", "264", "--relax-ns", "200"] and
-         fid["simulator"]["irq_delay_us"] == {"x86-like-x10": 110} and
-         fid["simulator"]["tick_costs_us"] == {"x86-like-x10": [7, 33, 56]}),
-        ("fidelity.py: cross: every trace under every governor, a failed replay counted",
-         lambda: {(r["set"], r["governor"]): (r["wake_us"], r["traces"], r["failed"])
-                  for r in fid["cross"]["rows"]} ==
-         {("tuning", "rteo"): (150.0, 1, 0), ("tuning", "teo"): (150.0, 1, 0),
-          ("tuning", "menu"): (None, 0, 1), ("tuning", "rteo-parity"): (None, 0, 1),
-          ("heldout", "rteo"): (150.0, 1, 0), ("heldout", "teo"): (150.0, 1, 0),
-          ("heldout", "menu"): (None, 0, 1), ("heldout", "rteo-parity"): (None, 0, 1)} and
-         {(r["set"], r["num"]): r["ratio"] for r in fid["cross"]["ratios"]}[("tuning", "rteo")]
-         == 1.0),
-        ("fidelity.py: the replays' wake-up latency, model and stock", lambda:
-         [(w["workload"], w["sim"], w["sim_stock"]) for w in fid["wake_latency"]] ==
-         [("pipe", 150.0, 20.0), ("gzip", 150.0, 20.0), ("gzip", None, None)]),
-        ("fidelity.py: counts per metric", lambda: fid["summary"]["above_per_entry"] ==
-         {"within": 2, "runs": 3} and fid["summary"]["all"] == {"within": 5, "runs": 12} and
-         fid["relative_only"]["all"] == {"within": 4, "runs": 12}),
-        ("fidelity.py: a missing trace is a miss, said", lambda: all(
-            r["sim"] is None and not r["within"] for r in fid["rows"] if r["governor"] == "menu")
-         and {m["governor"] for m in fid["missing"]} == {"menu"}),
-    ]
     fidrep = run(tmp, "fidelity", log(values))
     nofid = base["summary"] or {}
     fs, fmd = fidrep["summary"] or {}, fidrep["md"]
     fsec = fmd.split("## Fidelity", 1)[-1].split("\n## ", 1)[0]
-    checks += [
-        ("no fidelity.json: no fidelity in the report", lambda: "fidelity" not in nofid and
-         "## Fidelity" not in md),
-        ("report: the tick costs, in summary.json and as a table", lambda:
-         fs["tickcost"] == TICKCOST and "| x86-like-x10 | 7.0 [6.0, 7.0] | 33.1 [30.5, 35.1] | "
-         "56.4 [52.0, 60.1] | 800 / 1600 |" in fmd),
-        ("report: the cross block's wake-up latency ratios", lambda:
-         "| x86-like-x10 | tuning | 150 | 1 | - | - |" in fsec),
-        ("report: summary.json's fidelity is fidelity.json's rows", lambda:
-         fs["fidelity"] == fid["rows"] and fs["fidelity_summary"]["summary"] == fid["summary"]),
-        ("report: the count, misses and floor said", lambda:
-         "**5 of 12 metrics are within the goal, 7 miss it** (1 of them only by the absolute floor)"
-         in fsec and "### x86-like-x10, pipe, rteo: 3 of 4 within the goal" in fsec and
-         "### x86-like-x10, gzip, menu: 0 of 4 within the goal" in fsec and
-         "| below_per_entry | 0.1260 | 0.1000 | **no** | 0.5000 |" in fsec and
-         "| share_s0 | 0.0290 | 0.0100 | yes (floor) | 0.5000 |" in fsec and
-         "| share_s0 | 5 of 7 |" not in fsec and "| share_s0 | 1 of 3 |" in fsec),
-    ]
-
-    rc = selftest_checks.run(checks, "bench report self-test", base["err"])
-    shutil.rmtree(tmp)
-    return rc
+    on_failure = base["err"]
+    return locals()
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+CHECKS = [
+    ("a clean log: exit 0, complete", lambda base, s: base["rc"] == 0 and s["complete"] is True),
+    ("guest median and CI of the median", lambda pipe, teo_pipe, values: teo_pipe["n"] == REPS and
+     abs(teo_pipe["median"] - statistics.median(values[pipe]["teo"])) < 1e-5 and
+     teo_pipe["ci_low"] <= teo_pipe["median"] <= teo_pipe["ci_high"] and
+     teo_pipe["ci_low"] < teo_pipe["ci_high"]),
+    ("(a) A/A: rteo-parity/teo CI contains 1, no difference",
+     lambda aa_key, md, s: ratio(s, *aa_key, "rteo-parity")["ci_low"] < 1 < ratio(s, *aa_key, "rteo-parity")["ci_high"]
+     and ratio(s, *aa_key, "rteo-parity")["verdict"] == "no difference shown"
+     and row(md, *aa_key)[-2] == "no difference shown"
+     and "A/A differs" not in md),
+    ("(a) aa_width is the A/A interval's width", lambda aa_key, s: any(
+        (w["table"], w["benchmark"], w["metric"]) == aa_key and abs(w["width"] - (
+            ratio(s, *aa_key, "rteo-parity")["ci_high"] - ratio(s, *aa_key, "rteo-parity")["ci_low"])) < 1e-12
+        for w in s["aa_width"])),
+    ("(b) rteo 20 % faster: ratio 0.8, ci_high < 1, better",
+     lambda md, pipe, s: abs(ratio(s, *pipe, "rteo")["median"] - 0.8) < 0.02
+     and ratio(s, *pipe, "rteo")["ci_high"] < 0.85 and ratio(s, *pipe, "rteo")["n"] == REPS
+     and row(md, *pipe)[-2] == "better"),
+    ("(b) menu 30 % slower: ci_low > 1, worse",
+     lambda pipe, s: ratio(s, *pipe, "menu")["ci_low"] > 1.2 and ratio(s, *pipe, "menu")["verdict"] == "worse"),
+    ("(c) a describing metric is higher, not a loss",
+     lambda md, s: ratio(s, "x86-like", "cyclictest", "exit_us_per_entry", "rteo")["verdict"] == "higher"
+     and row(md, "x86-like", "cyclictest", "exit_us_per_entry")[-2] == "higher"
+     and "exit_us_per_entry: rteo is worse" not in md),
+    ("(b) a loss is stated", lambda md: row(md, "x86-like", "wake", "p99_us")[-2] == "worse" and
+     "- x86-like, wake p99_us: rteo is worse than teo" in md.split("## Where rteo loses to teo")[1]
+     and "pipe usec_per_op: rteo is worse" not in md),
+    ("rules off: rteo-off=MASK against rteo, in its own table",
+     lambda md, pipe, s: abs(ratio(s, *pipe, "rteo-off=0x1", "rteo")["median"] - 1.25) < 0.03
+     and ratio(s, *pipe, "rteo-off=0x1", "rteo")["verdict"] == "worse"
+     and abs(ratio(s, *pipe, "rteo-off=0x1", "teo")["median"] - 1) < 0.03
+     and not any(r["num"] == "rteo-off=0x1" and r["den"] not in ("rteo", "teo")
+                 for r in s["ratios"])
+     and "| pipe | usec_per_op | %.3f [" % ratio(s, *pipe, "rteo-off=0x1", "rteo")["median"]
+     in md.split("rteo-off=0x1/teo |", 1)[1]
+     and "worse | %.3f [" % ratio(s, *pipe, "rteo-off=0x1", "teo")["median"]
+     in md.split("rteo-off=0x1/teo |", 1)[1]),
+    ("too few repetitions: no verdict", lambda md, s: ratio(s, "x86-like", "hackbench", "time_s", "rteo")
+     ["verdict"] == row(md, "x86-like", "hackbench", "time_s")[-2] == "too few repetitions"),
+    ("exit latency less the floor against the emulated one",
+     lambda ex: ex["s1"]["check"] == ex["s6"]["check"] == "consistent" and ex["s1"]["n"] == REPS
+     and ex["s3"]["check"] == "shorter than the exit latency" and abs(ex["s6"]["excess"] - 100) < 1),
+    ("(e) malformed lines counted, prefixed ones parsed", lambda md, s: s["malformed_lines"] == len(MALFORMED)
+     and "Malformed BENCH lines ignored: %d" % len(MALFORMED) in md),
+    ("plots drawn", lambda base, s: all(
+        open(os.path.join(base["dir"], p), "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+        for p in s["plots"]) and len(s["plots"]) == 4),
+] + [
+    ("A/A: the repetitions a +-5 % interval needs", lambda md, need, noisy_aa, pipe, s:
+     ratio(s, *noisy_aa, "rteo-parity")["reps_for_5pct"] == need and need > 20 and
+     "x86-like, cyclictest avg_us: %s from %d repetitions; about %d needed" % (
+         row(md, *noisy_aa)[-1].split(" **")[0], REPS, need) in md and
+     "reps_for_5pct" not in ratio(s, *pipe, "rteo")),
+    ("pooled logs: repetitions numbered on, ratios paired within one",
+     lambda other, pipe, pool, ps, tp, values: pool["rc"] == 0 and tp["n"] == 2 * REPS and
+     tp["reps"] == list(range(1, 2 * REPS + 1)) and
+     abs(tp["median"] - statistics.median(values[pipe]["teo"] + other[pipe]["teo"])) < 1e-5 and
+     ratio(ps, *pipe, "rteo")["n"] == 2 * REPS and
+     abs(ratio(ps, *pipe, "rteo")["median"] - 0.8) < 0.02 and
+     "Pooled from 2 logs" in pool["md"]),
+    ("pooled logs: another setup is refused, nothing written",
+     lambda refused: refused["rc"] == 2 and "not the setup" in refused["err"] and
+     "scale" in refused["err"] and refused["summary"] is None),
+] + [
+    ("(c) no BENCH-DONE: non-zero, complete false, said", lambda nodone: nodone["rc"] != 0 and
+     nodone["summary"]["complete"] is False and "INCOMPLETE" in nodone["md"] and nodone["summary"]["ratios"]),
+    ("(d) BENCH-ERROR: non-zero, complete false, said", lambda err: err["rc"] != 0 and
+     err["summary"]["complete"] is False and err["summary"]["errors"] == ["load mvebu-xp"]
+     and "load mvebu-xp" in err["md"]),
+] + [
+    ("no matplotlib: non-zero, clear message", lambda nomp: nomp["rc"] != 0 and
+     "install python3-matplotlib" in nomp["err"] and nomp["summary"] is None),
+    ("fidelity.py: exit 0, a fresh fidelity.json", lambda fid, fr: fr["rc"] == 0 and "stale" not in fid
+     and len(fid["rows"]) == 12),
+    ("fidelity.py: within 25 % of the guest or 0.02, per row", lambda fid: all(
+        (fid_rows(fid)[k]["within"], fid_rows(fid)[k]["within_relative"]) == w
+        for k, w in WANT.items())),
+    ("fidelity.py: sim and guest values, the model and the stock world", lambda fid:
+     fid_rows(fid)[("pipe", "rteo", "above_per_entry")]["sim"] == 0.124 and
+     fid_rows(fid)[("pipe", "rteo", "above_per_entry")]["guest"] == 0.1 and
+     fid_rows(fid)[("pipe", "rteo", "above_per_entry")]["sim_stock"] == 0.5 and
+     fid["simulator"]["flags"] == ["--wake-delay-us", "264", "--relax-ns", "200"] and
+     fid["simulator"]["irq_delay_us"] == {"x86-like-x10": 110} and
+     fid["simulator"]["tick_costs_us"] == {"x86-like-x10": [7, 33, 56]}),
+    ("fidelity.py: cross: every trace under every governor, a failed replay counted",
+     lambda fid: {(r["set"], r["governor"]): (r["wake_us"], r["traces"], r["failed"])
+                  for r in fid["cross"]["rows"]} ==
+     {("tuning", "rteo"): (150.0, 1, 0), ("tuning", "teo"): (150.0, 1, 0),
+      ("tuning", "menu"): (None, 0, 1), ("tuning", "rteo-parity"): (None, 0, 1),
+      ("heldout", "rteo"): (150.0, 1, 0), ("heldout", "teo"): (150.0, 1, 0),
+      ("heldout", "menu"): (None, 0, 1), ("heldout", "rteo-parity"): (None, 0, 1)} and
+     {(r["set"], r["num"]): r["ratio"] for r in fid["cross"]["ratios"]}[("tuning", "rteo")]
+     == 1.0),
+    ("fidelity.py: the replays' wake-up latency, model and stock", lambda fid:
+     [(w["workload"], w["sim"], w["sim_stock"]) for w in fid["wake_latency"]] ==
+     [("pipe", 150.0, 20.0), ("gzip", 150.0, 20.0), ("gzip", None, None)]),
+    ("fidelity.py: counts per metric", lambda fid: fid["summary"]["above_per_entry"] ==
+     {"within": 2, "runs": 3} and fid["summary"]["all"] == {"within": 5, "runs": 12} and
+     fid["relative_only"]["all"] == {"within": 4, "runs": 12}),
+    ("fidelity.py: a missing trace is a miss, said", lambda fid: all(
+        r["sim"] is None and not r["within"] for r in fid["rows"] if r["governor"] == "menu")
+     and {m["governor"] for m in fid["missing"]} == {"menu"}),
+] + [
+    ("no fidelity.json: no fidelity in the report", lambda md, nofid: "fidelity" not in nofid and
+     "## Fidelity" not in md),
+    ("report: the tick costs, in summary.json and as a table", lambda fmd, fs:
+     fs["tickcost"] == TICKCOST and "| x86-like-x10 | 7.0 [6.0, 7.0] | 33.1 [30.5, 35.1] | "
+     "56.4 [52.0, 60.1] | 800 / 1600 |" in fmd),
+    ("report: the cross block's wake-up latency ratios", lambda fsec:
+     "| x86-like-x10 | tuning | 150 | 1 | - | - |" in fsec),
+    ("report: summary.json's fidelity is fidelity.json's rows", lambda fid, fs:
+     fs["fidelity"] == fid["rows"] and fs["fidelity_summary"]["summary"] == fid["summary"]),
+    ("report: the count, misses and floor said", lambda fsec:
+     "**5 of 12 metrics are within the goal, 7 miss it** (1 of them only by the absolute floor)"
+     in fsec and "### x86-like-x10, pipe, rteo: 3 of 4 within the goal" in fsec and
+     "### x86-like-x10, gzip, menu: 0 of 4 within the goal" in fsec and
+     "| below_per_entry | 0.1260 | 0.1000 | **no** | 0.5000 |" in fsec and
+     "| share_s0 | 0.0290 | 0.0100 | yes (floor) | 0.5000 |" in fsec and
+     "| share_s0 | 5 of 7 |" not in fsec and "| share_s0 | 1 of 3 |" in fsec),
+]
+
+
+@pytest.mark.parametrize("name, check", CHECKS, ids=[n for n, _ in CHECKS])
+def test_bench_report(runs, name, check):
+    assert selftest_checks.holds(check, runs), runs["on_failure"]

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Self-tests of evaluation/guest/record.sh's trace reader on a crafted
 trace, run as the guest runs it: the awk program of record.sh (cut out of
@@ -9,20 +8,20 @@ length, the entry, the duration and the state of each completed entry, the
 miss, the time from the sleep-length event to the entry, and the wake-up
 source (the first interrupt served on that CPU between entering the state
 and leaving it, from the CPU column: the interrupt events have no cpu_id;
-`-` where none was).  Prints "ok NAME" or "FAIL NAME: ..." per check, then
-"record awk self-test: N passed, N failed".  RECORD_SH=PATH tests another
+`-` where none was).  Run by pytest (one test per check).  RECORD_SH=PATH tests another
 copy (a mutant).
 """
 import os
 import re
 import shutil
 import subprocess
-import sys
 
-import selftest_checks  # noqa: E402  (evaluation/tests/selftest_checks.py)
+import pytest
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCRIPT = os.environ.get("RECORD_SH", os.path.join(TOP, "evaluation", "guest", "record.sh"))
+from evaluation import paths
+from evaluation.tests import selftest_checks
+
+SCRIPT = os.environ.get("RECORD_SH", os.path.join(paths.TOP, "evaluation", "guest", "record.sh"))
 BUSYBOX = shutil.which("busybox") or "/bin/busybox"
 
 
@@ -72,7 +71,9 @@ def program(path):
     return m.group(1) if m else None
 
 
-def main():
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """The runs the checks read: record_awk's locals."""
     prog = program(SCRIPT)
     out = ""
     if prog is not None:
@@ -84,20 +85,24 @@ def main():
         os.unlink(tmp)
         out = p.stdout + p.stderr
     lines = sorted(l.split()[4:] for l in out.splitlines() if l.startswith("REC "))
-    checks = [
-        ("the awk program is found in record.sh", lambda: prog is not None),
-        ("four completed entries with a sleep length, none other", lambda: len(lines) == 4),
-        ("a device interrupt in the state: irqN, above", lambda:
-         ["1", "100000010", "5000", "1190", "4000", "2", "above", "10", "irq11"] in lines),
-        ("a polling state left without an interrupt: -", lambda:
-         ["1", "100002010", "3000", "490", "3000", "0", "-", "10", "-"] in lines),
-        ("the first interrupt wins: an IPI before irq_work", lambda:
-         ["0", "100003020", "800", "380", "800", "1", "-", "20", "ipi"] in lines),
-        ("the local timer: timer", lambda:
-         ["0", "100004005", "900", "915", "900", "1", "-", "5", "timer"] in lines),
-    ]
-    return selftest_checks.run(checks, "record awk self-test", out)
+    on_failure = out
+    return locals()
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+CHECKS = [
+    ("the awk program is found in record.sh", lambda prog: prog is not None),
+    ("four completed entries with a sleep length, none other", lambda lines: len(lines) == 4),
+    ("a device interrupt in the state: irqN, above", lambda lines:
+     ["1", "100000010", "5000", "1190", "4000", "2", "above", "10", "irq11"] in lines),
+    ("a polling state left without an interrupt: -", lambda lines:
+     ["1", "100002010", "3000", "490", "3000", "0", "-", "10", "-"] in lines),
+    ("the first interrupt wins: an IPI before irq_work", lambda lines:
+     ["0", "100003020", "800", "380", "800", "1", "-", "20", "ipi"] in lines),
+    ("the local timer: timer", lambda lines:
+     ["0", "100004005", "900", "915", "900", "1", "-", "5", "timer"] in lines),
+]
+
+
+@pytest.mark.parametrize("name, check", CHECKS, ids=[n for n, _ in CHECKS])
+def test_record_awk(runs, name, check):
+    assert selftest_checks.holds(check, runs), runs["on_failure"]

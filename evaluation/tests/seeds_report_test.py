@@ -1,26 +1,23 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Self-tests of the seeds' report (evaluation/seeds_report.py).
 
 Crafted console logs of known data go through the report; each check holds
 only if its statistics, its verdicts against the seeds' directions and the
-run's status are right.  Prints "ok NAME" or "FAIL NAME: ..." per check, then
-"seeds report self-test: N passed, N failed".  SEEDS_REPORT=PATH tests another
+run's status are right.  Run by pytest (one test per check).  SEEDS_REPORT=PATH tests another
 copy (a mutant; bench_report.py must sit beside it).
 """
 import json
 import os
 import random
-import shutil
 import statistics
 import subprocess
-import sys
-import tempfile
 
-import selftest_checks  # noqa: E402  (evaluation/tests/selftest_checks.py)
+import pytest
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-REPORT = os.environ.get("SEEDS_REPORT", os.path.join(TOP, "evaluation", "seeds_report.py"))
+from evaluation import paths
+from evaluation.tests import selftest_checks
+
+REPORT = selftest_checks.program("seeds_report", "SEEDS_REPORT")
 GOVS = ["rteo", "teo", "menu"]
 REPS = 9
 # the host's load of a repetition scales both conditions of it: a shift of
@@ -136,7 +133,8 @@ def run(tmp, name, *texts):
         logs.append(os.path.join(d, "console-%d.log" % i))
         with open(logs[-1], "w") as f:
             f.write(text)
-    p = subprocess.run([sys.executable, REPORT, d] + logs, capture_output=True, text=True)
+    p = subprocess.run(REPORT + [d] + logs, capture_output=True, text=True,
+                       env=paths.module_env())
     res = dict(rc=p.returncode, err=p.stderr, dir=d, summary=None, md="")
     if os.path.exists(os.path.join(d, "summary.json")):
         with open(os.path.join(d, "summary.json")) as f:
@@ -154,91 +152,94 @@ def section(md, seed):
     return md.split("## %s: " % seed, 1)[1].split("\n## ", 1)[0]
 
 
-def main():
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """The runs the checks read: seeds_report's locals."""
     values = crafted()
-    tmp = tempfile.mkdtemp(prefix="seeds-report-test.")
+    tmp = str(tmp_path_factory.mktemp("seeds-report-test"))
     base = run(tmp, "base", log(values, malformed=True), log(values, seeds=("003",)))
     s, md = base["summary"] or {}, base["md"]
     avg = values[("000", "avg_us")]
     verdicts = lambda seed, metric: {g: r["reproduces"] for g, r in rows(s, seed, metric).items()}
-    checks = [
-        ("a clean log: exit 0, complete", lambda: base["rc"] == 0 and s["complete"] is True),
-        ("summary.json's keys, exactly", lambda: set(s) == TOP_KEYS and s["rows"] and
-         all(set(r) == KEYS for r in s["rows"]) and all(set(w) == SWEEP_KEYS for w in s["sweep"])),
-        ("the crafted noise hides 000's shift from an unpaired view", lambda: all(
-            max(avg[g]["after"]) > min(avg[g]["before"]) for g in GOVS)),
-        ("(a) 000 avg 600 -> 300: medians, paired CI around 0.5, reproduces yes", lambda: all(
-            abs(r["ours_before"] - statistics.median(avg[g]["before"])) < 1e-5 and
-            abs(r["ours_after"] - statistics.median(avg[g]["after"])) < 1e-5 and
-            0.45 < r["ci_low"] < 0.5 < r["ci_high"] < 0.55 and r["n"] == REPS and
-            (r["seed_before"], r["seed_after"]) == (205, 95) and r["reproduces"] == "yes"
-            for g, r in rows(s, "000", "avg_us").items()) and len(rows(s, "000", "avg_us")) == 3),
-        ("(b) against the seed's direction: no; no change: not shown",
-         lambda: set(verdicts("001", "iperf_mbit_s").values()) == {"no"} and
-         set(verdicts("001", "idle_mw").values()) == set(verdicts("000", "max_us").values()) ==
-         {"not shown"} and set(verdicts("001", "ioping_iops").values()) == {"yes"}),
-        ("no seed number: said so", lambda: set(verdicts("000", "cpu1_deep_share").values()) ==
-         {"no seed number"} and rows(s, "000", "cpu1_deep_share")["teo"]["seed_before"] is None),
-        ("004: polling enabled faster, as the reverted kernel: yes",
-         lambda: set(verdicts("004", "us_per_loop").values()) == {"yes"}),
-        ("002: menu before, each other governor after", lambda: all(
-            verdicts("002", m) == {"teo": "yes", "rteo": "not shown"} and
-            abs(rows(s, "002", m)["teo"]["ours_before"] -
-                statistics.median(values[("002", m)]["menu"]["pipe-same-cpu"])) < 1e-3
-            for m in ("state0_entries_per_s", "state0_share_pct"))),
-        ("003 from the second log: no change claimed, judged within the margin", lambda:
-         set(verdicts("003", "pipe_loops_per_s").values()) == {"yes"} and
-         set(verdicts("003", "wake_p50_us").values()) == {"no"} and
-         set(verdicts("003", "wake_p99_us").values()) == {"not shown"} and
-         all(r["ci_low"] < 1 / 1.05 or r["ci_high"] > 1.05
-             for r in rows(s, "003", "wake_p99_us").values())),
-        ("003: XCEDE1's share from none: yes, no ratio of the seed's 0", lambda:
-         set(verdicts("003", "xcede_idle_share").values()) == {"yes"} and
-         "| xcede_idle_share | teo | 0 -> 0.9125 | 0 -> 0.6" in section(md, "003")),
-        ("003: ebizzy not run, the reason", lambda: [(r["n"], r["reproduces"], "Debian" in r["reason"])
-                                                    for r in s["rows"] if r["metric"] == "ebizzy_records_s"]
-         == [(0, "not run", True)]),
-        ("each governor against teo: 002's pipe, teo below menu and rteo as menu", lambda: {
-            (v["num"], v["condition"]): v["ci_low"] > 1 for v in s["vs_teo"]
-            if (v["seed"], v["metric"]) == ("002", "state0_entries_per_s")} ==
-         {("rteo", "pipe-same-cpu"): True, ("menu", "pipe-same-cpu"): True} and
-         "| state0_entries_per_s | pipe-same-cpu | rteo: x" in section(md, "002")),
-        ("002's sweep: every governor, state and sleep; its medians", lambda:
-         len(s["sweep"]) == len(GOVS) * 3 * len(SLEEPS) and all(
-             abs(w["median"] - statistics.median(values[("002", "share_s%d" % w["state"])]
-                                                 [w["governor"]]["sleep%d" % w["sleep_us"]])) < 1e-5
-             and w["n"] == REPS for w in s["sweep"])),
-        ("seeds.md: a section per seed, its verdicts, why not", lambda: all(
-            "## %s: " % k in md for k in ("000", "001", "002", "003", "004")) and
-         "| iperf_mbit_s | teo | 3700 -> 6400 (x1.73) |" in section(md, "001") and
-         "Why it may not:" in section(md, "001") and "Why it may not:" not in section(md, "004") and
-         "x10 (BENCH-META scale)" in md),
-        ("(d) malformed lines counted, prefixed ones parsed", lambda: s["malformed_lines"] ==
-         len(MALFORMED) and "lines ignored: %d" % len(MALFORMED) in md),
-        ("a plot per seed run", lambda: s["plots"] == ["seed-%s.png" % k for k in ("000", "001", "002", "003", "004")]
-         and all(open(os.path.join(base["dir"], p), "rb").read(8) == b"\x89PNG\r\n\x1a\n" for p in s["plots"])),
-    ]
     nodone = run(tmp, "nodone", log(values, done=False, skip=("001",)))
     ppcdone = run(tmp, "ppc-nodone", log(values), log(values, done=False, seeds=("003",)))
     err = run(tmp, "error", log(values, error="BENCH-ERROR load msm8916 scale=10"))
-    checks += [
-        ("(c) no BENCH-DONE: non-zero, incomplete, said; a seed absent: not run", lambda:
-         nodone["rc"] != 0 and nodone["summary"]["complete"] is False and "INCOMPLETE" in nodone["md"]
-         and verdicts("000", "avg_us") == {g: r["reproduces"] for g, r in rows(nodone["summary"], "000", "avg_us").items()}
-         and [r["reproduces"] for r in nodone["summary"]["rows"] if r["seed"] == "001"] == ["not run"] * 3),
-        ("one log of two without BENCH-DONE: non-zero, incomplete, which log", lambda:
-         ppcdone["rc"] != 0 and ppcdone["summary"]["complete"] is False and
-         "no BENCH-DONE in console-1.log" in ppcdone["md"]),
-        ("one log: 003 not run, every row", lambda: {r["reproduces"] for r in nodone["summary"]["rows"]
-                                                     if r["seed"] == "003"} == {"not run"}),
-        ("BENCH-ERROR: non-zero, incomplete, said", lambda: err["rc"] != 0 and
-         err["summary"]["errors"] == ["load msm8916 scale=10"] and "load msm8916" in err["md"]),
-    ]
-
-    rc = selftest_checks.run(checks, "seeds report self-test", base["err"])
-    shutil.rmtree(tmp)
-    return rc
+    on_failure = base["err"]
+    return locals()
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+CHECKS = [
+    ("a clean log: exit 0, complete", lambda base, s: base["rc"] == 0 and s["complete"] is True),
+    ("summary.json's keys, exactly", lambda s: set(s) == TOP_KEYS and s["rows"] and
+     all(set(r) == KEYS for r in s["rows"]) and all(set(w) == SWEEP_KEYS for w in s["sweep"])),
+    ("the crafted noise hides 000's shift from an unpaired view", lambda avg: all(
+        max(avg[g]["after"]) > min(avg[g]["before"]) for g in GOVS)),
+    ("(a) 000 avg 600 -> 300: medians, paired CI around 0.5, reproduces yes", lambda avg, s: all(
+        abs(r["ours_before"] - statistics.median(avg[g]["before"])) < 1e-5 and
+        abs(r["ours_after"] - statistics.median(avg[g]["after"])) < 1e-5 and
+        0.45 < r["ci_low"] < 0.5 < r["ci_high"] < 0.55 and r["n"] == REPS and
+        (r["seed_before"], r["seed_after"]) == (205, 95) and r["reproduces"] == "yes"
+        for g, r in rows(s, "000", "avg_us").items()) and len(rows(s, "000", "avg_us")) == 3),
+    ("(b) against the seed's direction: no; no change: not shown",
+     lambda verdicts: set(verdicts("001", "iperf_mbit_s").values()) == {"no"} and
+     set(verdicts("001", "idle_mw").values()) == set(verdicts("000", "max_us").values()) ==
+     {"not shown"} and set(verdicts("001", "ioping_iops").values()) == {"yes"}),
+    ("no seed number: said so", lambda s, verdicts: set(verdicts("000", "cpu1_deep_share").values()) ==
+     {"no seed number"} and rows(s, "000", "cpu1_deep_share")["teo"]["seed_before"] is None),
+    ("004: polling enabled faster, as the reverted kernel: yes",
+     lambda verdicts: set(verdicts("004", "us_per_loop").values()) == {"yes"}),
+    ("002: menu before, each other governor after", lambda s, values, verdicts: all(
+        verdicts("002", m) == {"teo": "yes", "rteo": "not shown"} and
+        abs(rows(s, "002", m)["teo"]["ours_before"] -
+            statistics.median(values[("002", m)]["menu"]["pipe-same-cpu"])) < 1e-3
+        for m in ("state0_entries_per_s", "state0_share_pct"))),
+    ("003 from the second log: no change claimed, judged within the margin", lambda s, verdicts:
+     set(verdicts("003", "pipe_loops_per_s").values()) == {"yes"} and
+     set(verdicts("003", "wake_p50_us").values()) == {"no"} and
+     set(verdicts("003", "wake_p99_us").values()) == {"not shown"} and
+     all(r["ci_low"] < 1 / 1.05 or r["ci_high"] > 1.05
+         for r in rows(s, "003", "wake_p99_us").values())),
+    ("003: XCEDE1's share from none: yes, no ratio of the seed's 0", lambda md, verdicts:
+     set(verdicts("003", "xcede_idle_share").values()) == {"yes"} and
+     "| xcede_idle_share | teo | 0 -> 0.9125 | 0 -> 0.6" in section(md, "003")),
+    ("003: ebizzy not run, the reason", lambda s: [
+        (r["n"], r["reproduces"], "Debian" in r["reason"])
+        for r in s["rows"] if r["metric"] == "ebizzy_records_s"] == [(0, "not run", True)]),
+    ("each governor against teo: 002's pipe, teo below menu and rteo as menu", lambda md, s: {
+        (v["num"], v["condition"]): v["ci_low"] > 1 for v in s["vs_teo"]
+        if (v["seed"], v["metric"]) == ("002", "state0_entries_per_s")} ==
+     {("rteo", "pipe-same-cpu"): True, ("menu", "pipe-same-cpu"): True} and
+     "| state0_entries_per_s | pipe-same-cpu | rteo: x" in section(md, "002")),
+    ("002's sweep: every governor, state and sleep; its medians", lambda s, values:
+     len(s["sweep"]) == len(GOVS) * 3 * len(SLEEPS) and all(
+         abs(w["median"] - statistics.median(values[("002", "share_s%d" % w["state"])]
+                                             [w["governor"]]["sleep%d" % w["sleep_us"]])) < 1e-5
+         and w["n"] == REPS for w in s["sweep"])),
+    ("seeds.md: a section per seed, its verdicts, why not", lambda md: all(
+        "## %s: " % k in md for k in ("000", "001", "002", "003", "004")) and
+     "| iperf_mbit_s | teo | 3700 -> 6400 (x1.73) |" in section(md, "001") and
+     "Why it may not:" in section(md, "001") and "Why it may not:" not in section(md, "004") and
+     "x10 (BENCH-META scale)" in md),
+    ("(d) malformed lines counted, prefixed ones parsed", lambda md, s: s["malformed_lines"] ==
+     len(MALFORMED) and "lines ignored: %d" % len(MALFORMED) in md),
+    ("a plot per seed run", lambda base, s:
+     s["plots"] == ["seed-%s.png" % k for k in ("000", "001", "002", "003", "004")]
+     and all(open(os.path.join(base["dir"], p), "rb").read(8) == b"\x89PNG\r\n\x1a\n" for p in s["plots"])),
+] + [
+    ("(c) no BENCH-DONE: non-zero, incomplete, said; a seed absent: not run", lambda nodone, verdicts:
+     nodone["rc"] != 0 and nodone["summary"]["complete"] is False and "INCOMPLETE" in nodone["md"]
+     and verdicts("000", "avg_us") == {g: r["reproduces"] for g, r in rows(nodone["summary"], "000", "avg_us").items()}
+     and [r["reproduces"] for r in nodone["summary"]["rows"] if r["seed"] == "001"] == ["not run"] * 3),
+    ("one log of two without BENCH-DONE: non-zero, incomplete, which log", lambda ppcdone:
+     ppcdone["rc"] != 0 and ppcdone["summary"]["complete"] is False and
+     "no BENCH-DONE in console-1.log" in ppcdone["md"]),
+    ("one log: 003 not run, every row", lambda nodone: {
+        r["reproduces"] for r in nodone["summary"]["rows"] if r["seed"] == "003"} == {"not run"}),
+    ("BENCH-ERROR: non-zero, incomplete, said", lambda err: err["rc"] != 0 and
+     err["summary"]["errors"] == ["load msm8916 scale=10"] and "load msm8916" in err["md"]),
+]
+
+
+@pytest.mark.parametrize("name, check", CHECKS, ids=[n for n, _ in CHECKS])
+def test_seeds_report(runs, name, check):
+    assert selftest_checks.holds(check, runs), runs["on_failure"]

@@ -1,45 +1,45 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The runner of the host self-tests' checks (tools/*-tests/*_test.py).
+"""What the evaluation's tests share.
 
-run(checks, title, on_failure): each (name, check) of checks is called; it
-holds if it returns a true value, and fails if it returns a false one or
-raises (a missing key or row is a failure too).  Prints "ok NAME" or "FAIL
-NAME: ..." per check, on_failure (text, printed if any check failed), then
-"TITLE: N passed, N failed".  Returns the exit status: 1 if any failed.
+A test module runs the program under test once, in a module-scoped
+fixture that returns its locals (the runs), and lists its checks as
+CHECKS: (name, check), check a function of some of those locals, named
+by its parameters; it holds if it returns a true value (holds()).
 
-run_on_log(script, tmp, name, lines, result): a script of the evaluation
-run on a crafted console log, with what it wrote as JSON.
+program(name, override): the command that runs evaluation/NAME.py, or
+the copy the environment variable OVERRIDE names (a mutant), with the
+environment it needs (evaluation.paths.module_env()).
+run_on_log(cmd, tmp, name, lines, result): CMD run on a crafted console
+log, with what it wrote as JSON.
 """
+import inspect
+import json
+import os
+import subprocess
+import sys
+
+from evaluation import paths
 
 
-def run(checks, title, on_failure=""):
-    passed = failed = 0
-    for name, check in checks:
-        try:
-            ok, why = bool(check()), ""
-        except Exception as e:  # pylint: disable=broad-except
-            ok, why = False, "%s: %s" % (type(e).__name__, e)
-        print("%s %s%s" % ("ok" if ok else "FAIL", name, ": " + why if why else ""))
-        passed, failed = passed + ok, failed + (not ok)
-    if failed:
-        print(on_failure or "", end="")
-    print("%s: %d passed, %d failed" % (title, passed, failed))
-    return 1 if failed else 0
+def holds(check, runs):
+    """check called with the runs its parameters name."""
+    return bool(check(*(runs[a] for a in inspect.signature(check).parameters)))
 
 
-def run_on_log(script, tmp, name, lines, result):
-    """Runs `script LOG OUT` (python) with lines written to LOG
-    (tmp/NAME.log) and OUT tmp/NAME: the completed process, and the JSON
-    of OUT/RESULT, or None if the script wrote none."""
-    import json
-    import os
-    import subprocess
-    import sys
+def program(name, override=None):
+    path = os.environ.get(override) if override else None
+    return [sys.executable, path] if path else paths.module_command(name)
+
+
+def run_on_log(cmd, tmp, name, lines, result):
+    """Runs `CMD LOG OUT` with lines written to LOG (tmp/NAME.log) and OUT
+    tmp/NAME: the completed process, and the JSON of OUT/RESULT, or None
+    if the program wrote none."""
     log = os.path.join(tmp, name + ".log")
     with open(log, "w") as f:
         f.write("\n".join(lines) + "\n")
     out = os.path.join(tmp, name)
-    p = subprocess.run([sys.executable, script, log, out], capture_output=True, text=True)
+    p = subprocess.run(cmd + [log, out], capture_output=True, text=True, env=paths.module_env())
     res = None
     if os.path.exists(os.path.join(out, result)):
         with open(os.path.join(out, result)) as f:

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Self-tests of evaluation/trace2corpus.py on crafted REC lines.
 
@@ -8,22 +7,20 @@ whole or as the INT_MIN of an older recorder's %d), entries joined at the
 tick, timer and interrupt wake-ups, the exit latency taken off, the
 held-out split, episodes timed from the sleep-length event, the recorded
 wake-up sources and the timer's lateness measured from them, a poll that
-ran out of budget joined to its idle period.  Prints
-"ok NAME" or "FAIL NAME: ..." per check, then "trace2corpus self-test: N
-passed, N failed".  TRACE2CORPUS=PATH tests
+ran out of budget joined to its idle period.  Run by pytest (one test per check).
+TRACE2CORPUS=PATH tests
 another copy (a mutant).
 """
 import json
 import os
-import shutil
 import subprocess
-import sys
-import tempfile
 
-import selftest_checks  # noqa: E402  (evaluation/tests/selftest_checks.py)
+import pytest
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCRIPT = os.environ.get("TRACE2CORPUS", os.path.join(TOP, "evaluation", "trace2corpus.py"))
+from evaluation import paths
+from evaluation.tests import selftest_checks
+
+SCRIPT = selftest_checks.program("trace2corpus", "TRACE2CORPUS")
 T = "x86-like-x10"
 META = ["BENCH-META exit_latency_us %s s0 0" % T, "BENCH-META exit_latency_us %s s1 20" % T,
         "BENCH-META exit_latency_us %s s2 100" % T]
@@ -107,7 +104,8 @@ def run(tmp, *extra):
     with open(log, "w") as f:
         f.write("\n".join("[ 1.0] " + l for l in LINES) + "\n")
     out = os.path.join(tmp, "out" + "".join(extra))
-    p = subprocess.run([sys.executable, SCRIPT, log, out, *extra], capture_output=True, text=True)
+    p = subprocess.run(SCRIPT + [log, out, *extra], capture_output=True, text=True,
+                       env=paths.module_env())
     traces, full = {}, {}
     for sub in ("tuning", "heldout"):
         d = os.path.join(out, "corpus", sub)
@@ -124,86 +122,90 @@ def run(tmp, *extra):
     return p, traces, guest
 
 
-def main():
-    tmp = tempfile.mkdtemp(prefix="trace2corpus-test.")
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """The runs the checks read: trace2corpus's locals."""
+    tmp = str(tmp_path_factory.mktemp("trace2corpus-test"))
     p, traces, guest = run(tmp)
     sp, straces, _ = run(tmp, "--split-forced-ticks")
     forced = traces.get(("tuning", "%s.forced.teo.trace" % T))
     split = straces.get(("tuning", "%s.forced.teo.trace" % T))
     idle = traces.get(("tuning", "%s.idle.teo.trace" % T), [])
     runs = {r["workload"]: r for r in (guest or {}).get("runs", [])}
-    checks = [
-        ("exit 0, three malformed lines", lambda: p.returncode == 0 and guest["malformed_lines"] == 3),
-        ("episodes from the sleep-length event (enter_us)", lambda:
-         traces.get(("tuning", "%s.hackbench.teo.trace" % T)) ==
-         [["500", "350", "irq", "4000", "2000000000", "1"],
-          ["300", "300", "timer", "4000", "2000000000", "1"]]),
-        ("no timer (INT_MIN or KTIME_MAX): a far sleep length, an interrupt", lambda:
-         idle[0] == ["1000000000", "5000", "irq", "1000000000", "2000000000", "2"] and
-         idle[1] == ["1000000000", "5000", "irq", "1000000000", "2000000000", "2"]),
-        ("a timer met: a timer wake-up, the exit latency taken off", lambda:
-         idle[2][:3] == ["300", "300", "timer"]),
-        ("an overdue timer: sleep length 1 us", lambda: idle[3][:2] == ["1", "40"]),
-        ("the tick's wake-up joined with the next entry: one episode", lambda:
-         idle[4][:3] == ["6130", "6130", "timer"] and idle[5][:3] == ["40000", "700", "irq"] and
-         len(idle) == 6),
-        ("a forced tick joined by default, split with --split-forced-ticks", lambda:
-         forced == [["4000", "6130", "timer", "4000", "2000000000", "2"]] and sp.returncode == 0 and
-         split == [["4000", "4000", "timer", "4000", "2000000000", "2"],
-                   ["2000", "2000", "timer", "2000", "2000000000", "2"]] and
-         straces[("tuning", "%s.idle.teo.trace" % T)] == idle),
-        ("the held-out workload in heldout/", lambda:
-         traces.get(("heldout", "%s.gzip.teo.trace" % T)) == [["800", "800", "timer", "800", "2000000000", "1"]]),
-        ("a repetition of a held-out workload is held out", lambda:
-         traces.get(("heldout", "%s.gzip-r2.teo.trace" % T)) == [["800", "800", "timer", "800", "2000000000", "1"]]
-         and runs["gzip-r2"]["set"] == "heldout"),
-        ("the record-energy line: the run's energy_uj, else null", lambda:
-         runs["idle"]["energy_uj"] == 123456 and runs["gzip"]["energy_uj"] is None
-         and runs["pipe"]["energy_uj"] is None),
-        ("each state's entries and time over the traced entries", lambda:
-         runs["idle"]["state_entries"] == {"s0": 1, "s1": 2, "s2": 4} and
-         runs["idle"]["state_time_us"] == {"s0": 40, "s1": 1040, "s2": 16400}),
-        ("the state woken from: the joined episode's last entry's", lambda:
-         [e[5] for e in idle] == ["2", "2", "1", "0", "2", "1"]),
-        ("the interrupt delay from the pipe runs, repetitions too: 117 - 7 us", lambda:
-         guest["irq_delay"][T]["delay_us"] == 110 and guest["irq_delay"][T]["halting_state"] == 1
-         and guest["irq_delay"][T]["polling_n"] == 30),
-        ("the guest's figures: entries, above/below per entry, shares", lambda:
-         runs["idle"]["entries"] == 7 and abs(runs["idle"]["above_per_entry"] - 1 / 7) < 1e-9 and
-         abs(runs["idle"]["below_per_entry"] - 1 / 7) < 1e-9 and
-         abs(runs["idle"]["share"]["s0"] - 40 / 17480) < 1e-9),
-        ("the recorded wake-up source decides timer or interrupt", lambda:
-         traces.get(("tuning", "%s.src.teo.trace" % T)) ==
-         [["1000", "1337", "timer", "1000", "2000000000", "2"],
-          ["5000", "700", "irq", "4000", "2000000000", "1"],
-          ["300", "300", "irq", "300", "2000000000", "1"],
-          ["2000", "2500", "irq", "2000", "2000000000", "2"],
-          ["3000", "40", "irq", "3000", "2000000000", "0"],
-          ["500", "530", "timer", "500", "2000000000", "0"]]),
-        ("each episode's CPU, time of its sleep length and recorded source", lambda:
-         [l[6:] for l in traces["full"][("tuning", "%s.src.teo.trace" % T)]] ==
-         [["0", "1000", "timer"], ["0", "10000", "irq24"], ["0", "20000", "ipi"],
-          ["0", "30000", "irq24"], ["0", "40000", "-"], ["0", "50000", "timer"]] and
-         all(len(l) == 9 for t in traces["full"].values() for l in t)),
-        ("the run's wake-up sources, and the timing rule's late interrupts by source", lambda:
-         runs["src"]["wake_sources"] == {
-             "entries": {"timer": 2, "irq": 2, "ipi": 1, "none": 1}, "device_irqs": {"24": 2},
-             "episodes": 6,
-             "timing_rule_irq_after_timer": {"timer": 2, "irq": 1}}
-         and runs["idle"]["wake_sources"] is None),
-        ("a poll out of budget goes on with its idle period, a need_resched wake-up ends it",
-         lambda: traces.get(("tuning", "%s.poll.teo.trace" % T)) ==
-         [["890", "890", "timer", "4000", "2000000000", "1"],
-          ["2000", "30", "irq", "4000", "2000000000", "0"],
-          ["1900", "1900", "timer", "4000", "2000000000", "1"]]),
-        ("the timer's lateness: halting and polling entries, the timer the next event", lambda:
-         guest["timer_lateness"] == {T: {"halting": {"n": 1, "p50_us": 337, "p90_us": 337},
-                                         "polling": {"n": 1, "p50_us": 30, "p90_us": 30}}}),
-    ]
-    rc = selftest_checks.run(checks, "trace2corpus self-test", p.stdout + p.stderr)
-    shutil.rmtree(tmp)
-    return rc
+    on_failure = p.stdout + p.stderr
+    return locals()
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+CHECKS = [
+    ("exit 0, three malformed lines", lambda guest, p: p.returncode == 0 and guest["malformed_lines"] == 3),
+    ("episodes from the sleep-length event (enter_us)", lambda traces:
+     traces.get(("tuning", "%s.hackbench.teo.trace" % T)) ==
+     [["500", "350", "irq", "4000", "2000000000", "1"],
+      ["300", "300", "timer", "4000", "2000000000", "1"]]),
+    ("no timer (INT_MIN or KTIME_MAX): a far sleep length, an interrupt", lambda idle:
+     idle[0] == ["1000000000", "5000", "irq", "1000000000", "2000000000", "2"] and
+     idle[1] == ["1000000000", "5000", "irq", "1000000000", "2000000000", "2"]),
+    ("a timer met: a timer wake-up, the exit latency taken off", lambda idle:
+     idle[2][:3] == ["300", "300", "timer"]),
+    ("an overdue timer: sleep length 1 us", lambda idle: idle[3][:2] == ["1", "40"]),
+    ("the tick's wake-up joined with the next entry: one episode", lambda idle:
+     idle[4][:3] == ["6130", "6130", "timer"] and idle[5][:3] == ["40000", "700", "irq"] and
+     len(idle) == 6),
+    ("a forced tick joined by default, split with --split-forced-ticks", lambda forced, idle, sp, split, straces:
+     forced == [["4000", "6130", "timer", "4000", "2000000000", "2"]] and sp.returncode == 0 and
+     split == [["4000", "4000", "timer", "4000", "2000000000", "2"],
+               ["2000", "2000", "timer", "2000", "2000000000", "2"]] and
+     straces[("tuning", "%s.idle.teo.trace" % T)] == idle),
+    ("the held-out workload in heldout/", lambda traces:
+     traces.get(("heldout", "%s.gzip.teo.trace" % T)) == [["800", "800", "timer", "800", "2000000000", "1"]]),
+    ("a repetition of a held-out workload is held out", lambda runs, traces:
+     traces.get(("heldout", "%s.gzip-r2.teo.trace" % T)) == [["800", "800", "timer", "800", "2000000000", "1"]]
+     and runs["gzip-r2"]["set"] == "heldout"),
+    ("the record-energy line: the run's energy_uj, else null", lambda runs:
+     runs["idle"]["energy_uj"] == 123456 and runs["gzip"]["energy_uj"] is None
+     and runs["pipe"]["energy_uj"] is None),
+    ("each state's entries and time over the traced entries", lambda runs:
+     runs["idle"]["state_entries"] == {"s0": 1, "s1": 2, "s2": 4} and
+     runs["idle"]["state_time_us"] == {"s0": 40, "s1": 1040, "s2": 16400}),
+    ("the state woken from: the joined episode's last entry's", lambda idle:
+     [e[5] for e in idle] == ["2", "2", "1", "0", "2", "1"]),
+    ("the interrupt delay from the pipe runs, repetitions too: 117 - 7 us", lambda guest:
+     guest["irq_delay"][T]["delay_us"] == 110 and guest["irq_delay"][T]["halting_state"] == 1
+     and guest["irq_delay"][T]["polling_n"] == 30),
+    ("the guest's figures: entries, above/below per entry, shares", lambda runs:
+     runs["idle"]["entries"] == 7 and abs(runs["idle"]["above_per_entry"] - 1 / 7) < 1e-9 and
+     abs(runs["idle"]["below_per_entry"] - 1 / 7) < 1e-9 and
+     abs(runs["idle"]["share"]["s0"] - 40 / 17480) < 1e-9),
+    ("the recorded wake-up source decides timer or interrupt", lambda traces:
+     traces.get(("tuning", "%s.src.teo.trace" % T)) ==
+     [["1000", "1337", "timer", "1000", "2000000000", "2"],
+      ["5000", "700", "irq", "4000", "2000000000", "1"],
+      ["300", "300", "irq", "300", "2000000000", "1"],
+      ["2000", "2500", "irq", "2000", "2000000000", "2"],
+      ["3000", "40", "irq", "3000", "2000000000", "0"],
+      ["500", "530", "timer", "500", "2000000000", "0"]]),
+    ("each episode's CPU, time of its sleep length and recorded source", lambda traces:
+     [l[6:] for l in traces["full"][("tuning", "%s.src.teo.trace" % T)]] ==
+     [["0", "1000", "timer"], ["0", "10000", "irq24"], ["0", "20000", "ipi"],
+      ["0", "30000", "irq24"], ["0", "40000", "-"], ["0", "50000", "timer"]] and
+     all(len(l) == 9 for t in traces["full"].values() for l in t)),
+    ("the run's wake-up sources, and the timing rule's late interrupts by source", lambda runs:
+     runs["src"]["wake_sources"] == {
+         "entries": {"timer": 2, "irq": 2, "ipi": 1, "none": 1}, "device_irqs": {"24": 2},
+         "episodes": 6,
+         "timing_rule_irq_after_timer": {"timer": 2, "irq": 1}}
+     and runs["idle"]["wake_sources"] is None),
+    ("a poll out of budget goes on with its idle period, a need_resched wake-up ends it",
+     lambda traces: traces.get(("tuning", "%s.poll.teo.trace" % T)) ==
+     [["890", "890", "timer", "4000", "2000000000", "1"],
+      ["2000", "30", "irq", "4000", "2000000000", "0"],
+      ["1900", "1900", "timer", "4000", "2000000000", "1"]]),
+    ("the timer's lateness: halting and polling entries, the timer the next event", lambda guest:
+     guest["timer_lateness"] == {T: {"halting": {"n": 1, "p50_us": 337, "p90_us": 337},
+                                     "polling": {"n": 1, "p50_us": 30, "p90_us": 30}}}),
+]
+
+
+@pytest.mark.parametrize("name, check", CHECKS, ids=[n for n, _ in CHECKS])
+def test_trace2corpus(runs, name, check):
+    assert selftest_checks.holds(check, runs), runs["on_failure"]

@@ -1,19 +1,18 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Self-tests of the board verdict (verdict/ktap.py --runner-list, what
 make verdict runs).
 
 A clean crafted run_kselftest.sh output, and a console log holding one,
 must be judged green; each failure shape is the same with one thing
-broken, and must be judged red for its reason.  Usage: board_test.py
-KUNIT_DIR (the kernel's tools/testing/kunit).
+broken, and must be judged red for its reason.  The kernel's
+kunit_parser.py comes from conftest.py's kunit_dir fixture.
 """
-import os
 import subprocess
 import sys
-import tempfile
 
-from verdict_test import KTAP, QOS, SUITE, runner
+import pytest
+
+from verdict.tests.verdict_test import KTAP, QOS, SUITE, runner
 
 # the tarball's kselftest-list.txt
 LIST = """\
@@ -137,39 +136,20 @@ CASES = [
 ]
 
 
-def main():
-    kunit_dir = sys.argv[1]
-    npass = nfail = 0
-    with tempfile.TemporaryDirectory() as d:
-        lst = os.path.join(d, "kselftest-list.txt")
-        with open(lst, "w") as f:
-            f.write(LIST)
-        for name, log, want_red, want in CASES:
-            path = os.path.join(d, "board.log")
-            with open(path, "w") as f:
-                f.write(log)
-            r = subprocess.run([sys.executable, KTAP, path, "--arch", "board",
-                                "--runner-list", lst, "--kunit-dir", kunit_dir],
-                               capture_output=True, text=True)
-            last = (r.stdout.strip().splitlines() or [""])[-1]
-            # red means judged red: exit 1 with a summary that counts failures
-            red = (r.returncode == 1 and " 0 failed" not in last
-                   and last.startswith("board: "))
-            errors = [" ".join(l.split()) for l in r.stdout.splitlines()
-                      if ": ERROR: " in l or " FAIL " in l]
-            ok = red == want_red and (not want_red or any(want in l for l in errors))
-            why = [l for l in errors if want and want in l][:1] or errors[:1]
-            print("%s %s: %s (%s)%s" % ("ok" if ok else "FAIL", name,
-                                        "red" if red else "green", last,
-                                        (": " + why[0]) if why else ""))
-            if ok:
-                npass += 1
-            else:
-                nfail += 1
-                print(r.stdout + r.stderr)
-    print("board verdict self-test: %d passed, %d failed" % (npass, nfail))
-    return 1 if nfail else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+@pytest.mark.parametrize("name, log, want_red, want", CASES, ids=[c[0] for c in CASES])
+def test_board(kunit_dir, tmp_path, name, log, want_red, want):
+    lst = tmp_path / "kselftest-list.txt"
+    lst.write_text(LIST)
+    path = tmp_path / "board.log"
+    path.write_text(log)
+    r = subprocess.run([sys.executable, KTAP, str(path), "--arch", "board",
+                        "--runner-list", str(lst), "--kunit-dir", kunit_dir],
+                       capture_output=True, text=True)
+    last = (r.stdout.strip().splitlines() or [""])[-1]
+    # red means judged red: exit 1 with a summary that counts failures
+    red = r.returncode == 1 and " 0 failed" not in last and last.startswith("board: ")
+    assert red == want_red, r.stdout + r.stderr
+    if want_red:
+        errors = [" ".join(line.split()) for line in r.stdout.splitlines()
+                  if ": ERROR: " in line or " FAIL " in line]
+        assert any(want in line for line in errors), r.stdout

@@ -1,19 +1,20 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Self-tests of the console verdict (verdict/ktap.py).
 
 A clean crafted console log must be judged green; each failure shape the
 verdict must catch is the same log with one thing broken, and must be
-judged red.  Usage: verdict_test.py KUNIT_DIR (the kernel's
-tools/testing/kunit, whose kunit_parser.py the verdict uses).
+judged red, with its reason among the ERROR lines.  The kernel's
+kunit_parser.py comes from conftest.py's kunit_dir fixture.
 """
 import os
 import subprocess
 import sys
-import tempfile
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-KTAP = os.path.join(TOP, "verdict", "ktap.py")
+import pytest
+
+from evaluation import paths
+
+KTAP = os.path.join(paths.TOP, "verdict", "ktap.py")
 
 TESTS = """\
 kunit rteo_core
@@ -256,7 +257,8 @@ REASONS = {
     "test dies mid-way (guest killed, no result, no end)": "runner did not end",
     "expected kselftest missing from the run": "expected kselftest pm_qos_cpu.sh did not report",
     "expected kselftest ran only skips": "pm_qos_cpu.sh: ran no test",
-    "child of a suite ran fewer tests than it planned": "vstates_x86_like.sh: [ERROR] Test: x86-like/rteo/cpuidle_sysfs.sh: missing expected subtest",
+    "child of a suite ran fewer tests than it planned":
+        "vstates_x86_like.sh: [ERROR] Test: x86-like/rteo/cpuidle_sysfs.sh: missing expected subtest",
     "test numbering wrong": "Expected test number 2 but found 3",
     "a failing test": "pm_qos_cpu.sh: runner: FAILURE",
     "runner exits non-zero": "run_kselftest.sh exited with rc=1",
@@ -314,45 +316,25 @@ REASONS = {
 }
 
 
-def main():
-    kunit_dir = sys.argv[1]
+def test_every_red_case_has_its_reason():
     red_cases = {name for name, _, _, red in CASES if red}
-    if red_cases != set(REASONS):
-        print("verdict self-test: REASONS and the red cases differ: %s"
-              % sorted(red_cases ^ set(REASONS)))
-        return 1
-    npass = nfail = 0
-    with tempfile.TemporaryDirectory() as d:
-        tests = os.path.join(d, "t.tests")
-        with open(tests, "w") as f:
-            f.write(TESTS)
-        for name, log, rc, want_red in CASES:
-            path = os.path.join(d, "console.log")
-            with open(path, "w") as f:
-                f.write(log)
-            r = subprocess.run([sys.executable, KTAP, path, "--arch", "test",
-                                "--tests", tests, "--qemu-rc", str(rc),
-                                "--kunit-dir", kunit_dir],
-                               capture_output=True, text=True)
-            last = (r.stdout.strip().splitlines() or [""])[-1]
-            # red means judged red: exit 1 with a summary that counts failures
-            red = (r.returncode == 1 and " 0 failed" not in last
-                   and last.startswith("test: "))
-            errors = [l for l in r.stdout.splitlines() if ": ERROR: " in l]
-            want = REASONS.get(name)
-            ok = red == want_red and (not want_red or any(want in l for l in errors))
-            why = [l for l in errors if want and want in l][:1] or errors[:1]
-            print("%s %s: %s (%s)%s" % ("ok" if ok else "FAIL", name,
-                                        "red" if red else "green", last,
-                                        (": " + why[0]) if why else ""))
-            if ok:
-                npass += 1
-            else:
-                nfail += 1
-                print(r.stdout)
-    print("verdict self-test: %d passed, %d failed" % (npass, nfail))
-    return 1 if nfail else 0
+    assert red_cases == set(REASONS)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+@pytest.mark.parametrize("name, log, rc, want_red", CASES, ids=[c[0] for c in CASES])
+def test_verdict(kunit_dir, tmp_path, name, log, rc, want_red):
+    tests = tmp_path / "t.tests"
+    tests.write_text(TESTS)
+    path = tmp_path / "console.log"
+    path.write_text(log)
+    r = subprocess.run([sys.executable, KTAP, str(path), "--arch", "test",
+                        "--tests", str(tests), "--qemu-rc", str(rc),
+                        "--kunit-dir", kunit_dir],
+                       capture_output=True, text=True)
+    last = (r.stdout.strip().splitlines() or [""])[-1]
+    # red means judged red: exit 1 with a summary that counts failures
+    red = r.returncode == 1 and " 0 failed" not in last and last.startswith("test: ")
+    assert red == want_red, r.stdout + r.stderr
+    if want_red:
+        errors = [line for line in r.stdout.splitlines() if ": ERROR: " in line]
+        assert any(REASONS[name] in line for line in errors), r.stdout
