@@ -39,7 +39,7 @@ if [ "$(cat "$TREE/.rcpuidle-generic" 2>/dev/null)" != "$stamp" ]; then
 fi
 
 RCPUIDLE_KCONFIG_FRAGS="$TOP/kit/generic-c.config" "$TOP/pipeline/kconfig.sh" "$arch"
-grep -qx 'CONFIG_PSERIES_CPUIDLE=y' "$BUILD/.config" && ! grep -q '^CONFIG_RUST=y' "$BUILD/.config" ||
+{ grep -qx 'CONFIG_PSERIES_CPUIDLE=y' "$BUILD/.config" && ! grep -q '^CONFIG_RUST=y' "$BUILD/.config"; } ||
 	die "$BUILD/.config: not the C pseries driver without Rust"
 echo "generic-c: building vmlinux in $BUILD"
 nice -n "${RCPUIDLE_BUILD_NICE:-0}" "${KMAKE[@]}" -j"${JOBS:-3}" vmlinux >"$BUILD/.rcpuidle-build.log" 2>&1 || {

@@ -73,7 +73,7 @@ check_config() {
 		rm -rf "$o"
 		return 1
 	fi
-	while IFS== read -r k v; do
+	while IFS='=' read -r k v; do
 		want=$((want + 1))
 		grep -qx "$k=$v" "$o/.config" ||
 			bad+=("$k=$v is $(grep -E "^$k=|^# $k is not set" "$o/.config" || echo "absent, a dependency unmet")")
@@ -278,7 +278,7 @@ board_build() {
 	}
 	echo "kit: $arch: built in $((SECONDS - t0)) s: $(ls -la "$b/$IMAGE" | awk '{ print $5 }') bytes of $IMAGE"
 	echo "kit: $arch: $(grep -cE '^CONFIG_[A-Z0-9_]+=[ym]' "$b/.config") options set; those of the fragment:" \
-		"$(grep -E '^CONFIG_[A-Za-z0-9_]+=[ym]$' "$FRAG" | while IFS== read -r k v; do grep -qx "$k=$v" "$b/.config" && echo "$k=$v"; done | wc -l)" \
+		"$(grep -E '^CONFIG_[A-Za-z0-9_]+=[ym]$' "$FRAG" | while IFS='=' read -r k v; do grep -qx "$k=$v" "$b/.config" && echo "$k=$v"; done | wc -l)" \
 		"of $(grep -cE '^CONFIG_[A-Za-z0-9_]+=[ym]$' "$FRAG") =y/=m kept"
 	echo "kit: $arch: the project's modules: $(cd "$b" && find . -name '*.ko' | grep -E 'cpuidle|pm_qos' | sort | tr '\n' ' ')"
 	[ "$arch" != armv7 ] || echo "kit: $arch: Armada device trees: $(ls "$b"/arch/arm/boot/dts/marvell/armada-*.dtb 2>/dev/null | wc -l)"

@@ -183,7 +183,7 @@ for table in $tables; do
 				awk '$2 == "usecs/op" { print "usec_per_op", $1 }' | emit "$name" "$g" "$rep" pipe
 			has pipe-pinned && idlebench pipe 5000 0 1 |
 				awk '$1 == "pipe_rtt" { print "usec_per_op", $2 }' | emit "$name" "$g" "$rep" pipe-pinned
-			has wake && idlebench wake 300 | while read -r m v u; do
+			has wake && idlebench wake 300 | while read -r m v _; do
 				case $m in
 				wake_p50) echo "p50_us $v" ;;
 				wake_p99) echo "p99_us $v" ;;

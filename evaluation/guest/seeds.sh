@@ -168,10 +168,13 @@ for s in $seeds; do
 		# seed's kernel did before its patch.
 		PS=/lib/modules/cpuidle-pseries-rs.ko
 		rec="0016 09 00 0000000000000200 01 01 0000000000000400"
+		# (read through eval by pload)
+		# shellcheck disable=SC2034
 		pl_before=$(echo "$rec 00 00" | tr -d ' ') pl_after=$(echo "$rec 01 00" | tr -d ' ')
 		pload() {
 			rmmod cpuidle_pseries_rs 2>/dev/null
 			eval "pl=\$pl_$1"
+			# shellcheck disable=SC2154
 			insmod $PS lpar=dedicated xcede_payload="$pl" || { err "load pseries-rs $1"; return 1; }
 		}
 		for c in before after; do
@@ -192,7 +195,7 @@ for s in $seeds; do
 					idlebench pipe 5000 0 1 |
 						awk '$1 == "pipe_rtt" && $2 > 0 { printf "pipe_loops_per_s %.1f\n", 1e6 / $2 }' |
 						out 003 pseries-dedicated "$g" $c $rep
-					idlebench wake 300 | while read -r m v u; do
+					idlebench wake 300 | while read -r m v _; do
 						case $m in
 						wake_p50) echo "wake_p50_us $v" ;;
 						wake_p99) echo "wake_p99_us $v" ;;

@@ -48,7 +48,7 @@ work() {
 	case $1 in
 	cyclic10) cyclictest -t 1 -a 0 -i 10000 -D "$secs" -q --latency=100000000 >/dev/null 2>&1 ;;
 	cyclic1) cyclictest -t 1 -a 0 -i 1000 -D "$secs" -q --latency=100000000 >/dev/null 2>&1 ;;
-	fifo) rm -f /tmp/tickcost.fifo && mkfifo /tmp/tickcost.fifo || { err "tickcost: mkfifo"; return; }
+	fifo) rm -f /tmp/tickcost.fifo; mkfifo /tmp/tickcost.fifo || { err "tickcost: mkfifo"; return; }
 		taskset -c 1 sh -c 'while read -r l; do :; done' </tmp/tickcost.fifo &
 		r=$!
 		n=$((secs * 50))
@@ -71,7 +71,7 @@ tclock=${RCPUIDLE_BENCH_TCCLOCK:-local}
 mhz=0
 if [ "$tclock" != local ]; then
 	mhz=$(dmesg | sed -n 's/.*tsc: .* \([0-9][0-9]*\.[0-9]*\) MHz.*/\1/p' | tail -n 1)
-	[ -n "$mhz" ] && echo "$tclock" >$T/trace_clock ||
+	{ [ -n "$mhz" ] && echo "$tclock" >$T/trace_clock; } ||
 		{ err "tickcost: trace clock $tclock (TSC rate '$mhz')"; exit 0; }
 fi
 echo "BENCH-META tickcost scale $scale seconds $secs max_per_cpu $max clock $tclock $mhz"

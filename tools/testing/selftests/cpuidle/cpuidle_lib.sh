@@ -99,6 +99,7 @@ cpuidle_borrow() {
 		ktap_skip_all "$1 is loaded and cannot be unloaded"
 		exit "$KSFT_SKIP"
 	fi
+	# shellcheck disable=SC2064  # ($1 now: the module to load again)
 	trap "cpuidle_give_back || echo '# could not load $1 again'" EXIT
 }
 

@@ -100,6 +100,8 @@ if [ "$(cat $SYS/cpuidle/current_driver)" = "$before" ]; then
 else
 	ktap_test_fail "cpuidle driver is $(cat $SYS/cpuidle/current_driver), was $before"
 fi
+# (echo without quotes: the lists compared with their spacing folded)
+# shellcheck disable=SC2116
 if [ -z "$ksaw" ]; then
 	ktap_test_skip "module built without its KUnit suite"
 elif [ -z "$kbad" ] && [ "$(echo $kgov)" = "$(echo $govs)" ]; then

@@ -13,7 +13,6 @@ DIR=$(dirname "$0")
 
 MOD=$(cpuidle_module rust_pm_qos_cpu.ko)
 NAME=rust_pm_qos_cpu
-SYS=/sys/devices/system/cpu
 
 ktap_print_header
 [ -n "$MOD" ] || cpuidle_skip_no_module rust_pm_qos_cpu.ko

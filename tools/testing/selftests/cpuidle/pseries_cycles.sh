@@ -27,6 +27,7 @@ ktap_print_header
 # a board's user who loaded the driver (the kit's README) lends it to the
 # test, which loads it again at the end
 cpuidle_borrow $NAME
+# shellcheck disable=SC2119  # (no reason prefix)
 cpuidle_skip_if_driver
 ktap_set_plan 6
 
@@ -132,7 +133,7 @@ while [ $i -lt 20 ]; do
 	if [ -n "$inject" ] && [ $((i % 2)) -eq 0 ]; then
 		args="lpar=dedicated xcede_payload=$THREE" n=5
 	else
-		args= n=
+		args='' n=''
 	fi
 	insmod "$MOD" $args || { bad="$bad load:$i"; continue; }
 	[ "$(cat $SYS/cpuidle/current_driver)" = pseries_idle ] || bad="$bad driver:$i"

@@ -50,6 +50,7 @@ ktap_print_header
 # a board's user who loaded the driver (the kit's README) lends it to the
 # test, which loads it again at the end
 cpuidle_borrow $NAME
+# shellcheck disable=SC2119  # (no reason prefix)
 cpuidle_skip_if_driver
 if ! insmod "$MOD" $args; then
 	if [ -n "$args" ] && insmod "$MOD" 2>/dev/null; then

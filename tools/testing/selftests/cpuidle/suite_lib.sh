@@ -21,7 +21,7 @@ suite_govs() {
 run_one() {
 	name="$1/$2"
 	out=/tmp/suite.$$.out
-	(cd "$DIR" && RCPUIDLE_ARGS= sh "./$2") >"$out" 2>&1
+	(cd "$DIR" && RCPUIDLE_ARGS='' sh "./$2") >"$out" 2>&1
 	rc=$?
 	echo "    # Subtest: $name"
 	grep -vE '^K?TAP version ' "$out" | sed 's/^/    /'
