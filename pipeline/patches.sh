@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # patches.sh export DIR: write the project as `git format-patch` series
-#                        against vanilla 7.3, each with a cover letter: the
-#                        independent fixes into DIR/fixes/, with the To:/Cc:
-#                        scripts/get_maintainer.pl gives, and the main
+#                        against vanilla 7.3, each with a cover letter and
+#                        the To:/Cc: scripts/get_maintainer.pl gives: the
+#                        independent fixes into DIR/fixes/, and the main
 #                        series, which depends on them, into DIR.
 # patches.sh verify:     export, `git am` both onto the pristine files, check
 #                        the result is byte-identical to the grafted tree
@@ -27,10 +27,15 @@
 # cover letter.
 #
 # The patches are the exporter's: their author and Signed-off-by: are the
-# git identity seen from the repository (git config user.name and
-# user.email), and so is the M: line of the MAINTAINERS entries the series
-# adds (kernel-patches/15-maintainers.patch has "M:<tab>@GIT_IDENTITY@"
-# there, which the export replaces).  Without an identity, export stops.
+# git identity seen from the repository, in git's own order (git var
+# GIT_AUTHOR_IDENT: GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL in the
+# environment over user.name and user.email in git config), and so is the
+# M: line of the MAINTAINERS entries the series adds
+# (kernel-patches/15-maintainers.patch has "M:<tab>@GIT_IDENTITY@" there,
+# which the export replaces).  Without an identity, export stops.
+# Every patch of the three series (the fixes, the main series, the
+# generic kselftests) is addressed To: and Cc: as
+# scripts/get_maintainer.pl gives, and each cover letter to their union.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 case "${1:-}" in
@@ -38,10 +43,17 @@ export | generic) [ -n "${2:-}" ] || die "usage: patches.sh export DIR | generic
 verify | bisect) ;;
 *) die "usage: patches.sh export DIR | generic DIR | verify | bisect" ;;
 esac
-ident_name=$(git -C "$TOP" config --get user.name || true)
-ident_email=$(git -C "$TOP" config --get user.email || true)
+# the author identity as git itself resolves it ("NAME <EMAIL> TIME TZ");
+# git var fails when it has none
+ident_name= ident_email=
+if ident=$(git -C "$TOP" var GIT_AUTHOR_IDENT 2>/dev/null); then
+	ident=${ident% * *}
+	ident_name=${ident% <*}
+	ident_email=${ident##*<}
+	ident_email=${ident_email%>}
+fi
 if [ -z "$ident_name" ] || [ -z "$ident_email" ]; then
-	[ "$1" != export ] && [ "$1" != generic ] || die "no git identity: the patches' author, their Signed-off-by: and the M: line of the MAINTAINERS entries they add are yours, from git config user.name and user.email, which are not set; set them (git config --global user.name 'Your Name'; git config --global user.email you@example.org) and run make patches again"
+	[ "$1" != export ] && [ "$1" != generic ] || die "no git identity: the patches' author, their Signed-off-by: and the M: line of the MAINTAINERS entries they add are yours, as git var GIT_AUTHOR_IDENT gives them (GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL, or git config user.name and user.email), and git has none; set one (git config --global user.name 'Your Name'; git config --global user.email you@example.org) and run make patches again"
 	# verify and bisect only: a throwaway identity for the temporary
 	# repository they export into and then delete; it is never written
 	# anywhere else
@@ -104,6 +116,15 @@ for f in "$KP"/*.patch "$KP"/*.msg; do
 	grep -qxF "$b" <<<"$names" || die "kernel-patches/$(basename "$f") belongs to no commit of the series"
 done
 
+# the cover letter names every patch of the main series by its subject
+# (a subject may be wrapped across lines there)
+[ -s "$KP/cover-letter" ] || die "kernel-patches/cover-letter (the main series' cover letter) is missing"
+for name in $(echo "$names" | tail -n "$nmain"); do
+	subj=$(head -n 1 "$KP/$name.msg")
+	tr -s ' \t\n' '   ' <"$KP/cover-letter" | grep -qF -- "$subj" ||
+		die "kernel-patches/cover-letter does not name the patch \"$subj\" ($name)"
+done
+
 # git in the temporary repositories: the identity above and none of the
 # user's own configuration (format.*, am.*, hooks), so that the patches
 # differ from one exporter to another by the identity only
@@ -163,6 +184,43 @@ if left=$(cd "$work/src" && grep -rlF --exclude-dir=.git '@GIT_IDENTITY@' .); th
 	die "@GIT_IDENTITY@ is left in the series outside an M: line: $left"
 fi
 
+# MAINTAINERS covers what the series adds: every file the series adds is
+# matched by an F: line that the series adds (matched as
+# scripts/get_maintainer.pl matches them), and every F: line it adds
+# matches a file, of the series or of Linux itself
+if ! out=$(cd "$work/src" && git_ ls-files | python3 -c '
+import glob, os, re, sys
+kp, pristine, listed = sys.argv[1], sys.argv[2], sys.argv[3].split()
+tracked = sys.stdin.read().split()
+new = sorted(f for f in tracked
+             if any(f == l or f.startswith(l.rstrip("/") + "/") for l in listed))
+pats = []
+for name in sorted(os.listdir(kp)):
+    if name.endswith(".patch"):
+        text = open(os.path.join(kp, name)).read()
+        if "\n+++ b/MAINTAINERS" in "\n" + text:
+            pats += re.findall(r"^\+F:\t(\S+)$", text, re.M)
+
+def matches(f, pat):
+    rx = pat.replace(".", "\\.").replace("*", ".*").replace("?", ".")
+    if not re.match(rx, f):
+        return False
+    return pat.endswith("/") or f.count("/") == pat.count("/")
+
+bad = []
+for f in new:
+    if not any(matches(f, p) for p in pats):
+        bad.append("no F: line the series adds to MAINTAINERS covers %s, a file it adds" % f)
+for p in pats:
+    if not any(matches(f, p) for f in new) and not glob.glob(os.path.join(pristine, p)):
+        bad.append("the series adds F:\t%s to MAINTAINERS, which matches no file" % p)
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+' "$KP" "$PRISTINE" "$listed"); then
+	die "kernel-patches: MAINTAINERS and the files the series adds differ:
+$out"
+fi
+
 # cover COVER TEXT: the cover letter's subject and text from TEXT (subject,
 # blank line, text)
 cover() {
@@ -176,8 +234,9 @@ open(cover, "w").write(s)
 }
 # recipients DIR: every patch in DIR addressed To: its maintainers and Cc:
 # its reviewers and lists, as the kernel's scripts/get_maintainer.pl gives
-# them, and whoever a Cc: line of its message names; the cover letter to
-# their union
+# them (from GM_MAINTAINERS, if set, rather than 7.3's MAINTAINERS), and
+# whoever a Cc: line of its message names, never the exporter; the cover
+# letter to their union
 recipients() {
 	local p gm=(perl scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats --no-s
 		${GM_MAINTAINERS:+--mpath "$GM_MAINTAINERS"})
@@ -186,7 +245,7 @@ recipients() {
 			(cd "$PRISTINE" && "${gm[@]}" --no-m --r --l "$p") >"$p.cc" ||
 			die "scripts/get_maintainer.pl fails on $(basename "$p")"
 	done
-	python3 -c '
+	GM_SELF=$ident_email python3 -c '
 import email.utils, glob, os, sys
 d = sys.argv[1]
 
@@ -194,7 +253,7 @@ def people(lines):
     out = []
     for line in lines:
         name, addr = email.utils.parseaddr(line.strip())
-        if addr:
+        if addr and addr.lower() != os.environ["GM_SELF"].lower():
             out.append((name, addr))
     return out
 
@@ -304,6 +363,10 @@ mkdir -p "$out"
 # the main series, which depends on the fixes
 git_ -C "$work/src" format-patch -q --cover-letter -o "$out" HEAD~"$nmain"
 cover "$(ls "$out"/0000-*.patch)" "$KP/cover-letter"
+# addressed from MAINTAINERS as the series leaves it, so that a patch
+# reaches the maintainers of the entries it adds files to (the exporter,
+# M: of the entries the series adds, is left out)
+GM_MAINTAINERS=$work/src/MAINTAINERS recipients "$out"
 # the fixes, addressed to their maintainers
 if [ "$nfix" -gt 0 ]; then
 	git_ -C "$work/src" format-patch -q --cover-letter -o "$out/fixes" HEAD~"$n"..HEAD~"$nmain"
