@@ -183,8 +183,8 @@ fi
 # flake8 and mypy over evaluation/ and verdict/, shellcheck over the
 # shell of evaluation/, verdict/, kit/ and the cpuidle selftests
 out=$(cd "$TOP" && /usr/bin/python3 -m pytest -q -rf 2>&1)
-np=$(echo "$out" | tail -n 1 | sed -nE 's/.* ([0-9]+) passed.*/\1/p')
-nf=$(echo "$out" | tail -n 1 | sed -nE 's/.* ([0-9]+) (failed|error).*/\1/p')
+np=$(echo "$out" | tail -n 1 | sed -nE 's/^(.*[^0-9])?([0-9]+) passed.*/\2/p')
+nf=$(echo "$out" | tail -n 1 | grep -oE '[0-9]+ (failed|errors?)' | awk '{ n += $1 } END { print n }')
 echo "host: pytest: $(echo "$out" | tail -n 1)"
 [ -n "$np$nf" ] || { echo "$out" | tail -n 20; nf=1; }
 echo "$out" | grep -E '^(FAILED|ERROR) ' | sed 's/^/host: /'
