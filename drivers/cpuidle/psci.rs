@@ -29,7 +29,7 @@ use kernel::{
         Registration,
         State, //
     },
-    cpumask::Cpumask,
+    cpumask::CpumaskVar,
     device::property::{
         FwNode,
         NArgs, //
@@ -327,12 +327,14 @@ impl kernel::Module for PsciIdle {
         let mut drivers = KVec::with_capacity(tables.len(), GFP_KERNEL)?;
         for (cpu, table) in tables.iter() {
             let states = states(*cpu, table)?;
+            let mut mask = CpumaskVar::new_zero(GFP_KERNEL)?;
+            mask.set(*cpu);
             let reg = Registration::new(
                 c"psci_idle",
                 &states,
                 Options {
                     governor: None,
-                    cpumask: Some(Cpumask::of(*cpu)),
+                    cpumask: Some(mask),
                 },
             )
             .inspect_err(|e| pr_err!("CPU{}: registration failed: {e:?}\n", cpu.as_u32()))?;

@@ -43,21 +43,20 @@ done
 # has BENCHMARK: whether this run runs it
 has() { case " $benches " in *" $1 "*) return 0 ;; esac; return 1; }
 
-RTEO=/sys/module/rteo/parameters
+# rteo's rules in force (debugfs; 0: teo's decisions, its default)
+RULES=/sys/kernel/debug/rteo/rules
 
 err() { echo "BENCH-ERROR $*"; }
 
-# use_gov NAME: NAME is a governor, rteo-parity, or rteo-off=MASK: rteo
-# with those rules of its default mode off.  rteo takes its parameters
-# when enabled on a CPU: switch away and back.
+# use_gov NAME: NAME is a governor; rteo (the label of rteo with its three
+# rules in force, rules=0x7), rteo-parity (rules=0: teo's decisions, rteo's
+# default) or rteo-off=MASK (0x7 without the rules of MASK).  rteo takes
+# the rules when enabled on a CPU: switch away and back.
 use_gov() {
 	case $1 in
-	rteo-off=*) echo "${1#rteo-off=}" >$RTEO/rules_off || return 1 ;;
-	rteo*) echo 0 >$RTEO/rules_off || return 1 ;;
-	esac
-	case $1 in
-	rteo-parity) echo 1 >$RTEO/parity || return 1 ;;
-	rteo*) echo 0 >$RTEO/parity || return 1 ;;
+	rteo-off=*) echo $((0x7 & ~${1#rteo-off=})) >$RULES || return 1 ;;
+	rteo-parity) echo 0 >$RULES || return 1 ;;
+	rteo*) echo 0x7 >$RULES || return 1 ;;
 	esac
 	case $1 in
 	rteo*) echo menu >$SYS/cpuidle/current_governor &&

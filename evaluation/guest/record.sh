@@ -129,7 +129,7 @@ for table in $tables; do
 	done
 	for g in $govs; do
 		case $g in
-		rteo) echo 0 >/sys/module/rteo/parameters/parity
+		rteo) echo 0x7 >/sys/kernel/debug/rteo/rules
 			echo menu >$SYS/cpuidle/current_governor && echo rteo >$SYS/cpuidle/current_governor ;;
 		*) echo "$g" >$SYS/cpuidle/current_governor ;;
 		esac || { err "governor $g"; continue; }

@@ -41,13 +41,14 @@ err() { echo "BENCH-ERROR $*"; }
 sum() { cat "$@" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 energy() { sed -n 's/.*energy_uj=\([0-9]*\).*/\1/p' "$E" | awk '{ s += $1 } END { print s + 0 }'; }
 up() { cut -d' ' -f1 /proc/uptime; }
-# gov NAME: a governor, or rteo-off=MASK: rteo's default mode with the rules
-# of MASK off (as guest/bench.sh's use_gov; RCPUIDLE_BENCH_GOVS names them)
-RTEO=/sys/module/rteo/parameters
+# gov NAME: a governor, rteo (its three rules in force) or rteo-off=MASK
+# (those without the rules of MASK), as guest/bench.sh's use_gov;
+# RCPUIDLE_BENCH_GOVS names them
+RULES=/sys/kernel/debug/rteo/rules
 gov() {
 	case $1 in
-	rteo-off=*) echo "${1#rteo-off=}" >$RTEO/rules_off || return 1 ;;
-	rteo) echo 0 >$RTEO/rules_off || return 1 ;;
+	rteo-off=*) echo $((0x7 & ~${1#rteo-off=})) >$RULES || return 1 ;;
+	rteo) echo 0x7 >$RULES || return 1 ;;
 	esac
 	case $1 in
 	rteo*) echo menu >$SYS/cpuidle/current_governor &&
@@ -67,7 +68,6 @@ out() { while read -r m v; do echo "SEED $1 $2 $3 $4 $5 $m $v"; done; }
 
 # (003 runs the real pseries driver: no scale)
 [ "$seeds" = 003 ] || echo "BENCH-META scale $scale"
-[ -n "$(ls /sys/module/rteo 2>/dev/null)" ] && echo 0 >/sys/module/rteo/parameters/parity
 for s in $seeds; do
 	case $s in
 	000)

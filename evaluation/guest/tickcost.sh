@@ -26,7 +26,7 @@
 #             trace buffer holds them all)
 SYS=/sys/devices/system/cpu
 MOD=/lib/modules/cpuidle-vstates.ko
-RTEO=/sys/module/rteo/parameters
+RULES=/sys/kernel/debug/rteo/rules
 T=/sys/kernel/tracing
 tables=${RCPUIDLE_BENCH_TABLES:-x86-like mvebu-xp pseries-xcede}
 govs=${RCPUIDLE_BENCH_TCGOVS:-teo menu rteo rteo-parity}
@@ -82,14 +82,15 @@ for table in $tables; do
 	rmmod cpuidle_vstates 2>/dev/null
 	insmod $MOD table="$table" scale="$scale" || { err "tickcost: load $table scale=$scale"; continue; }
 	for g in $govs; do
-		# rteo, rteo-parity (its parity mode, which decides as teo:
-		# what the Rust glue costs) or rteo-off=MASK (those rules off);
-		# rteo takes its parameters when enabled: switch away and back
+		# rteo (its three rules in force), rteo-parity (rules=0, its
+		# default, which decides as teo: what the Rust glue costs) or
+		# rteo-off=MASK (those rules off); rteo takes the rules when
+		# enabled: switch away and back
 		case $g in
-		rteo | rteo-parity | rteo-off=*) p=0 off=0
-			[ "$g" = rteo-parity ] && p=1
-			[ "${g#rteo-off=}" != "$g" ] && off=${g#rteo-off=}
-			echo "$off" >$RTEO/rules_off && echo $p >$RTEO/parity &&
+		rteo | rteo-parity | rteo-off=*) on=7
+			[ "$g" = rteo-parity ] && on=0
+			[ "${g#rteo-off=}" != "$g" ] && on=$((0x7 & ~${g#rteo-off=}))
+			echo "$on" >$RULES &&
 				echo menu >$SYS/cpuidle/current_governor &&
 				echo rteo >$SYS/cpuidle/current_governor ;;
 		*) echo "$g" >$SYS/cpuidle/current_governor ;;

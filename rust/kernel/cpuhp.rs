@@ -22,6 +22,11 @@ use core::marker::PhantomData;
 use macros::vtable;
 
 /// The step of a CPU's bring-up or tear-down at which callbacks run.
+///
+/// Only steps whose callbacks may sleep can be named (a callback here may
+/// allocate, print, take mutexes): the dynamic states, and those fixed
+/// states [`State::fixed`] accepts.  The callbacks of the AP's starting and
+/// dying section run on the CPU with IRQs off and cannot be set up here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
     /// A dynamically allocated state among the last steps of bring-up and
@@ -29,17 +34,53 @@ pub enum State {
     /// the CPU itself, may sleep, and a failed `startup` fails the CPU's
     /// bring-up.
     OnlineDyn,
-    /// The cpuidle state of the "dead" section (`CPUHP_CPUIDLE_DEAD`): the
-    /// `teardown` callback runs on another CPU once the CPU is dead.  One
+    /// A dynamically allocated state of the prepare section
+    /// (`CPUHP_BP_PREPARE_DYN`): the callbacks run on the CPU that brings
+    /// the CPU up or has torn it down, and may sleep.
+    PrepareDyn,
+    /// A fixed state of `enum cpuhp_state`, made by [`State::fixed`]; one
     /// user at a time (`EBUSY` otherwise).
-    CpuidleDead,
+    Fixed(FixedState),
 }
 
+/// A fixed hotplug state whose callbacks may sleep (see [`State::fixed`]).
+///
+/// # Invariants
+///
+/// One of the states [`State::fixed`] accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixedState(bindings::cpuhp_state);
+
 impl State {
+    /// The fixed state `state`, if its callbacks may sleep: one of the
+    /// prepare and dead section, before `CPUHP_BRINGUP_CPU` (run on the
+    /// controlling CPU, such as `CPUHP_CPUIDLE_DEAD`), or of the AP's online
+    /// section, from `CPUHP_AP_ONLINE_IDLE` (run on the CPU, in its hotplug
+    /// thread).  `None` for the others: `CPUHP_OFFLINE` and `CPUHP_ONLINE`,
+    /// the dynamic ranges (see [`State::OnlineDyn`], [`State::PrepareDyn`]),
+    /// and the AP's starting and dying section, whose callbacks run with
+    /// IRQs off.
+    pub const fn fixed(state: bindings::cpuhp_state) -> Option<Self> {
+        use bindings::*;
+        let prepare = state > cpuhp_state_CPUHP_OFFLINE && state < cpuhp_state_CPUHP_BRINGUP_CPU;
+        let online = state >= cpuhp_state_CPUHP_AP_ONLINE_IDLE && state < cpuhp_state_CPUHP_ONLINE;
+        let dynamic = (state >= cpuhp_state_CPUHP_BP_PREPARE_DYN
+            && state <= cpuhp_state_CPUHP_BP_PREPARE_DYN_END)
+            || (state >= cpuhp_state_CPUHP_AP_ONLINE_DYN
+                && state <= cpuhp_state_CPUHP_AP_ONLINE_DYN_END);
+        if (prepare || online) && !dynamic {
+            // INVARIANT: checked just above.
+            Some(State::Fixed(FixedState(state)))
+        } else {
+            None
+        }
+    }
+
     fn raw(self) -> bindings::cpuhp_state {
         match self {
             State::OnlineDyn => bindings::cpuhp_state_CPUHP_AP_ONLINE_DYN,
-            State::CpuidleDead => bindings::cpuhp_state_CPUHP_CPUIDLE_DEAD,
+            State::PrepareDyn => bindings::cpuhp_state_CPUHP_BP_PREPARE_DYN,
+            State::Fixed(FixedState(s)) => s,
         }
     }
 }
@@ -116,10 +157,9 @@ impl<T: Callbacks> Registration<T> {
             return Err(Error::from_errno(ret));
         }
         // For a dynamic state, the core returns the number it allocated.
-        let state = if state == State::OnlineDyn {
-            ret as bindings::cpuhp_state
-        } else {
-            state.raw()
+        let state = match state {
+            State::OnlineDyn | State::PrepareDyn => ret as bindings::cpuhp_state,
+            State::Fixed(FixedState(s)) => s,
         };
         // INVARIANT: set up just above.
         Ok(Self {
@@ -222,6 +262,36 @@ mod tests {
             false,
         )?);
         assert_eq!((UP.load(Relaxed), DOWN.load(Relaxed)), (up, down));
+        Ok(())
+    }
+
+    #[test]
+    fn only_states_whose_callbacks_may_sleep_are_named() {
+        use bindings::*;
+        let dead = cpuhp_state_CPUHP_CPUIDLE_DEAD;
+        assert_eq!(State::fixed(dead), Some(State::Fixed(FixedState(dead))));
+        for s in [
+            cpuhp_state_CPUHP_OFFLINE,
+            cpuhp_state_CPUHP_BP_PREPARE_DYN,
+            cpuhp_state_CPUHP_BRINGUP_CPU,
+            cpuhp_state_CPUHP_AP_OFFLINE,
+            cpuhp_state_CPUHP_AP_ONLINE,
+            cpuhp_state_CPUHP_AP_ONLINE_DYN,
+            cpuhp_state_CPUHP_AP_ONLINE_DYN + 1,
+            cpuhp_state_CPUHP_ONLINE,
+        ] {
+            assert_eq!(State::fixed(s), None);
+        }
+        assert!(State::fixed(cpuhp_state_CPUHP_AP_ONLINE_IDLE).is_some());
+    }
+
+    #[test]
+    fn a_prepare_state_runs_on_the_cpus_already_up() -> Result {
+        let (up, down) = (UP.load(Relaxed), DOWN.load(Relaxed));
+        let r = Registration::<Count>::new(State::PrepareDyn, c"rust/cpuhp:prep", true)?;
+        assert_eq!(UP.load(Relaxed) - up, online());
+        drop(r);
+        assert_eq!(DOWN.load(Relaxed) - down, online());
         Ok(())
     }
 

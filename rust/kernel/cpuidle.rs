@@ -26,10 +26,12 @@ use crate::{
     bindings,
     cpu::CpuId,
     cpuhp,
-    cpumask::Cpumask,
+    cpumask::{
+        Cpumask,
+        CpumaskVar, //
+    },
     error::{
         code::*,
-        from_result,
         to_result,
         Result, //
     },
@@ -50,7 +52,10 @@ use crate::{
     sync::{
         atomic::{
             atomic_load,
-            Relaxed, //
+            Acquire,
+            Atomic,
+            Relaxed,
+            Release, //
         },
         SetOnce,
     },
@@ -465,8 +470,9 @@ const fn copy_cstr<const N: usize>(s: &CStr) -> [c_char; N] {
 pub struct Options {
     /// Governor to switch to when the driver registers (by name).
     pub governor: Option<&'static CStr>,
-    /// The CPUs the driver handles (all possible CPUs if `None`).
-    pub cpumask: Option<&'static Cpumask>,
+    /// The CPUs the driver handles (all possible CPUs if `None`); the
+    /// registration keeps the mask as long as the driver.
+    pub cpumask: Option<CpumaskVar>,
 }
 
 /// Returns once every online CPU has left the idle call it was making, if
@@ -519,15 +525,23 @@ fn wait_for_idle_calls() {
 ///
 /// # Invariants
 ///
-/// `drv` is a `struct cpuidle_driver` registered with the cpuidle core
-/// (`cpuidle_register()` succeeded) for the whole life of `self`; it does
-/// not move (it is boxed) and only the core writes to it meanwhile.
+/// `inner.drv` is a `struct cpuidle_driver` registered with the cpuidle
+/// core (`cpuidle_register()` succeeded) for the whole life of `self`; it
+/// does not move (it is boxed) and only the core writes to it meanwhile.
+/// Its `cpumask` is NULL (then the core's `cpu_possible_mask`) or
+/// `inner.mask`'s, which is boxed with it and never changed.
 pub struct Registration {
-    drv: KBox<UnsafeCell<bindings::cpuidle_driver>>,
+    inner: KBox<Inner>,
 }
 
-// SAFETY: `Registration` offers no access to the driver; registering and
-// unregistering may happen on any thread.
+struct Inner {
+    drv: UnsafeCell<bindings::cpuidle_driver>,
+    mask: Option<CpumaskVar>,
+}
+
+// SAFETY: `Registration` offers no access to the driver or its mask;
+// registering and unregistering, and freeing the mask after that, may
+// happen on any thread.
 unsafe impl Send for Registration {}
 // SAFETY: the only `&self` method, `state_stats()`, reads `state_count`,
 // which the core does not change after registration, and the per-CPU
@@ -542,11 +556,21 @@ impl Registration {
         let mut raw: bindings::cpuidle_driver = pin_init::zeroed();
         raw.name = name.as_char_ptr();
         raw.governor = opts.governor.map_or(core::ptr::null(), |g| g.as_char_ptr());
-        // The core only reads the mask; it lives as long as the driver
-        // (`'static`).
-        raw.cpumask = opts.cpumask.map_or(core::ptr::null_mut(), |m| m.as_raw());
         raw.state_count = states.len() as c_int;
-        let drv = KBox::new(UnsafeCell::new(raw), GFP_KERNEL)?;
+        let inner = KBox::new(
+            Inner {
+                drv: UnsafeCell::new(raw),
+                mask: opts.cpumask,
+            },
+            GFP_KERNEL,
+        )?;
+        let drv = &inner.drv;
+        if let Some(m) = &inner.mask {
+            // The core only reads the mask, which stays in the box with the
+            // driver (and does not move with it).
+            // SAFETY: we own the driver, not registered yet.
+            unsafe { (*drv.get()).cpumask = m.as_raw() };
+        }
         for (i, s) in states.iter().enumerate() {
             let p = drv.get();
             let enter = match s.enter {
@@ -589,8 +613,8 @@ impl Registration {
             wait_for_idle_calls();
         }
         to_result(ret)?;
-        // INVARIANT: registered above, boxed.
-        Ok(Self { drv })
+        // INVARIANT: registered above, boxed with its mask.
+        Ok(Self { inner })
     }
 }
 
@@ -612,8 +636,23 @@ impl Registration {
     pub fn state_stats(&self, cpu: CpuId, i: usize) -> Option<StateStats> {
         // SAFETY: the driver is registered (type invariant); only the core
         // writes `state_count`, at registration.
-        let count = unsafe { (*self.drv.get()).state_count } as usize;
+        let count = unsafe { (*self.inner.drv.get()).state_count } as usize;
         if i >= count.min(STATE_MAX) {
+            return None;
+        }
+        // Only this driver's devices, which stay registered while `self`
+        // lives, are read: another driver's (with several drivers, one per
+        // CPU) may go away with its driver at any time.  `cpuidle_register()`
+        // registered a device of this driver for every CPU of its mask,
+        // and nothing unregisters one before `drop()`.
+        // SAFETY: `Cpumask::from_raw()` needs a pointer valid for reading
+        // while the reference lives (this call): the driver is registered
+        // (type invariant), so the core set `cpumask` (to
+        // `cpu_possible_mask` if it was NULL) and does not change it, and
+        // the mask is `inner.mask`'s, kept while `self` lives, or the
+        // core's (type invariant).
+        let mask = unsafe { Cpumask::from_raw((*self.inner.drv.get()).cpumask) };
+        if !mask.test(cpu) {
             return None;
         }
         // SAFETY: the helper checks `cpu` against `nr_cpu_ids`.
@@ -621,13 +660,14 @@ impl Registration {
         if dev.is_null() {
             return None;
         }
-        // SAFETY: `dev` is a device registered by this driver, which stays
-        // registered while `self` lives, and `i < STATE_MAX`: both fields
-        // are valid, aligned `u64`s.  Their CPU updates them in the idle
-        // loop without a lock; this reads each with one atomic load
-        // (`READ_ONCE()`), where the C sysfs code reads them plainly.  The
-        // C writer's plain stores make a data race only as the C readers'
-        // do; on the Rust side there is no non-atomic access to race with.
+        // SAFETY: `atomic_load()` needs valid, aligned pointers whose
+        // concurrent writers are all atomic.  `dev` is a device of this
+        // driver, registered while `self` lives, and `i < STATE_MAX`: both
+        // fields are valid, aligned `u64`s.  Their only writer while the
+        // device is registered is `cpuidle_enter_state()` on its CPU, with
+        // `WRITE_ONCE()` (the series' "cpuidle: mark the lockless updates
+        // of the per-state usage counters"); registration zeroed them
+        // before `cpuidle_register()` returned.
         unsafe {
             let u = &raw mut (*dev).states_usage[i];
             Some(StateStats {
@@ -641,7 +681,7 @@ impl Registration {
 impl Drop for Registration {
     fn drop(&mut self) {
         // SAFETY: by the type invariant the driver is registered.
-        unsafe { bindings::cpuidle_unregister(self.drv.get()) };
+        unsafe { bindings::cpuidle_unregister(self.inner.drv.get()) };
         // Only then may the box be freed.
         wait_for_idle_calls();
     }
@@ -765,7 +805,10 @@ impl<T: Hotplug> HotplugRegistration<T> {
     /// `dead_name` (shown in `/sys/devices/system/cpu/hotplug/states`).
     pub fn new(online_name: &'static CStr, dead_name: &'static CStr) -> Result<Self> {
         let online = cpuhp::Registration::new(cpuhp::State::OnlineDyn, online_name, false)?;
-        let dead = cpuhp::Registration::new(cpuhp::State::CpuidleDead, dead_name, false)?;
+        // (a fixed state of the dead section: always `Some`)
+        let dead_state =
+            cpuhp::State::fixed(bindings::cpuhp_state_CPUHP_CPUIDLE_DEAD).ok_or(EINVAL)?;
+        let dead = cpuhp::Registration::new(dead_state, dead_name, false)?;
         Ok(Self {
             _dead: dead,
             _online: online,
@@ -843,8 +886,9 @@ impl Driver {
 /// Wraps a registered `struct cpuidle_device`, whose `cpu` is a possible
 /// CPU.  The fields this type writes (`last_state_idx`, `poll_time_limit`)
 /// are only written, besides by the cpuidle core on the device's CPU, by
-/// the governor callbacks that receive the device, which the core calls
-/// for one device at a time (see [`Governor`]).
+/// the governor callbacks that receive a `&Device` (`select()`,
+/// `reflect()`, `reset()`), which run in the idle loop of the device's CPU
+/// alone (see [`Governor`]).
 #[repr(transparent)]
 pub struct Device(Opaque<bindings::cpuidle_device>);
 
@@ -867,10 +911,14 @@ impl Device {
     /// The `disable` word of state `i < STATE_MAX`.
     #[inline]
     fn disable_bits(&self, i: usize) -> u64 {
-        // SAFETY: the device is valid (type invariant) and `i < STATE_MAX`:
-        // a valid, aligned `u64`.  sysfs sets and clears its bits from other
-        // CPUs: read it once, atomically (`READ_ONCE()`), as `teo.c` reads
-        // it (plainly) once per state; no Rust code writes it.
+        // SAFETY: `atomic_load()` needs a valid, aligned pointer whose
+        // concurrent writers are all atomic: the device is valid (type
+        // invariant) and `i < STATE_MAX`, so this is a valid, aligned `u64`
+        // of `states_usage`.  It is written while the device is registered
+        // only by sysfs (`store_state_disable()`) and by
+        // `cpuidle_driver_state_disabled()`, both with `WRITE_ONCE()`
+        // (the series' "cpuidle: mark the lockless updates of the
+        // per-state usage counters"); no Rust code writes it.
         unsafe { atomic_load(&raw mut (*self.as_raw()).states_usage[i].disable, Relaxed) }
     }
 
@@ -913,9 +961,14 @@ impl Device {
     }
 
     /// Reads and clears the flag the polling state sets when it hit its
-    /// time limit.
+    /// time limit.  Only `select()` (and `reset()`, which runs just before
+    /// it) may take the flag: called with the context of `reflect()`, this
+    /// leaves it alone and returns `false`.
     #[inline]
-    pub fn take_poll_time_limit(&self) -> bool {
+    pub fn take_poll_time_limit(&self, ctx: &IdleContext) -> bool {
+        if !ctx.select {
+            return false;
+        }
         let d = self.as_raw();
         // SAFETY: valid device (type invariant).  The bit shares a word
         // with `registered` and `enabled`, and the accessors read and write
@@ -923,14 +976,20 @@ impl Device {
         // this method, the word is written only (a) by the polling state
         // (`poll_idle()`), in the idle loop of the device's CPU, which is
         // not in a state while a governor callback runs for the device, and
-        // (b) by the core's device enable, disable and (un)registration,
-        // under `cpuidle_lock` with the device out of the idle loop (idle
-        // paused, or the device not installed); those call the `enable` and
-        // `disable` callbacks themselves, before or after their own store.
-        // This method is only reachable from the callbacks for this device
-        // (a `&Device` does not outlive one), which the core calls one at a
-        // time (see `Governor`).  Other CPUs only read the word.  `teo.c`
-        // clears the bit the same way (`dev->poll_time_limit = false`).
+        // (b) by the core's device registration, enable, disable and
+        // unregistration, on any CPU, under `cpuidle_lock`.  This runs in
+        // `select_callback()` (`ctx.select`, `IdleContext` invariant),
+        // which the idle loop calls only with `initialized` set and the
+        // device enabled (`cpuidle_not_available()`), from an RCU read-side
+        // critical section (IRQs off, RCU watching) that lasts until the
+        // CPU enters the state.  A store of (b) comes either before the
+        // device is enabled, with the idle handler installed after it, or
+        // after `cpuidle_pause_and_lock()` (or a governor switch) cleared
+        // `initialized` and waited for an RCU grace period, which waits for
+        // that critical section.  (`reflect()` runs after the CPU left the
+        // state, outside any section such a grace period waits for: hence
+        // no access from there.)  `teo.c` clears the bit the same way
+        // (`dev->poll_time_limit = false`).
         unsafe {
             let v = bindings::cpuidle_device::poll_time_limit_raw(d) != 0;
             bindings::cpuidle_device::set_poll_time_limit_raw(d, 0);
@@ -945,9 +1004,11 @@ impl Device {
 ///
 /// # Invariants
 ///
-/// Only created by the governor trampolines, which the idle loop calls.
+/// Only created by the governor trampolines, which the idle loop calls;
+/// `select` is true only in `select_callback()`.
 pub struct IdleContext {
     cpu: CpuId,
+    select: bool,
     _not_send: PhantomData<*mut ()>,
 }
 
@@ -1018,14 +1079,19 @@ pub const fn tick_nsec() -> i64 {
 ///
 /// Each CPU has its own [`Governor::CpuData`], allocated with
 /// `alloc_percpu()` when the governor registers (node-local, one per
-/// possible CPU, each initialised with `Default`), and handed to every
-/// callback as a `&mut` to the data of the device's CPU.  That is sound
-/// because the core calls a governor's callbacks for one device at a time:
-/// `select()` and `reflect()` from the idle loop of the device's CPU with
-/// IRQs off; `enable()` and `disable()` under the cpuidle lock with the
-/// device out of the idle loop (registration and unregistration,
-/// `cpuidle_pause_and_lock()`, and a governor switch, which uninstalls the
-/// idle handler and waits for the CPUs to leave it first).
+/// possible CPU, each initialised with `Default`).  Only the idle loop of
+/// that CPU touches it: `select()`, `reflect()` and `reset()` run there,
+/// with IRQs off, one at a time, and get it as a `&mut`.
+///
+/// The core also enables the governor for a device from other CPUs (at
+/// registration, on a governor switch, when a CPU's driver changes), and a
+/// switch does not wait for the CPUs to leave the idle loop:
+/// `cpuidle_uninstall_idle_handler()` wakes them and waits for an RCU
+/// grace period, which a CPU sleeping in an idle state does not hold up, so
+/// the CPU may still run `reflect()` for the state it slept in while
+/// another CPU enables the governor again.  An enable therefore never
+/// touches the data: it marks the CPU's data for a reset, and the CPU
+/// itself calls `reset()` at its next `select()`, before `select()`.
 #[vtable]
 pub trait Governor: Sized + 'static {
     /// The governor's name (at most [`NAME_MAX`] bytes, checked at compile
@@ -1053,16 +1119,43 @@ pub trait Governor: Sized + 'static {
         build_error!(crate::error::VTABLE_DEFAULT_ERROR)
     }
 
-    /// Called when the governor starts handling `dev`.
-    fn enable(_drv: &Driver, _dev: &Device, _data: &mut Self::CpuData) -> Result {
-        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
-    }
-
-    /// Called when the governor stops handling `dev`.
-    fn disable(_drv: &Driver, _dev: &Device, _data: &mut Self::CpuData) {
-        build_error!(crate::error::VTABLE_DEFAULT_ERROR)
+    /// Starts the CPU's data afresh for `drv`: called on `dev`'s CPU, in
+    /// its idle loop, before the first `select()` after the core enabled
+    /// the governor for `dev` (where a C governor's `enable()` callback
+    /// would reset its per-CPU data).  By default the data becomes
+    /// `Default::default()`.
+    fn reset(_ctx: &IdleContext, _drv: &Driver, _dev: &Device, data: &mut Self::CpuData) {
+        *data = Self::CpuData::default();
     }
 }
+
+/// One CPU's [`Governor::CpuData`], and whether the CPU is to reset it.
+///
+/// # Invariants
+///
+/// `data` is only accessed by the governor trampolines that the idle loop
+/// of the CPU it belongs to calls (`select_callback()`,
+/// `reflect_callback()`): on that CPU, with IRQs off, never nested.
+/// Other CPUs only set `reset`.
+struct CpuCell<D> {
+    reset: Atomic<bool>,
+    data: UnsafeCell<D>,
+}
+
+impl<D: Default> Default for CpuCell<D> {
+    fn default() -> Self {
+        Self {
+            // (a first enable sets it again)
+            reset: Atomic::new(true),
+            data: UnsafeCell::new(D::default()),
+        }
+    }
+}
+
+// SAFETY: `reset` is atomic.  `data` is accessed by one CPU's idle loop
+// alone (type invariant), which need not be the CPU that allocated it or
+// that drops it: `D: Send`.
+unsafe impl<D: Send> Sync for CpuCell<D> {}
 
 /// Ties a governor to its one [`GovernorSlot`].
 ///
@@ -1122,17 +1215,14 @@ macro_rules! declare_cpuidle_governor {
 pub struct GovernorSlot<T: Governor> {
     gov: Opaque<bindings::cpuidle_governor>,
     claimed: SetOnce<()>,
-    data: UnsafeCell<Option<PerCpu<T::CpuData>>>,
+    data: UnsafeCell<Option<PerCpu<CpuCell<T::CpuData>>>>,
 }
 
 // SAFETY: after registration the core owns the struct and serialises access
 // to it; the slot offers no method that reads or writes it besides
 // `register()`, which hands it to the core.  `data` is written once, by
 // the one `register()` that claimed the slot, before any callback can run
-// (type invariant), and only read after.  Each CPU's part of the per-CPU
-// data goes, exclusively, to the callbacks for that CPU's device alone
-// (see `Governor`), which may run on another CPU than the one that set it
-// up: `T::CpuData: Send`.
+// (type invariant), and only read after; each CPU's cell is `Sync`.
 unsafe impl<T: Governor> Sync for GovernorSlot<T> {}
 
 impl<T: GovernorStatic> GovernorSlot<T> {
@@ -1146,7 +1236,7 @@ impl<T: GovernorStatic> GovernorSlot<T> {
             "cpuidle governor name too long"
         );
         assert!(
-            core::mem::size_of::<T::CpuData>() <= percpu::MAX_SIZE,
+            core::mem::size_of::<CpuCell<T::CpuData>>() <= percpu::MAX_SIZE,
             "cpuidle governor per-CPU data too large"
         );
         let mut g: bindings::cpuidle_governor = pin_init::zeroed();
@@ -1158,16 +1248,9 @@ impl<T: GovernorStatic> GovernorSlot<T> {
         } else {
             None
         };
-        g.enable = if T::HAS_ENABLE {
-            Some(Self::enable_callback)
-        } else {
-            None
-        };
-        g.disable = if T::HAS_DISABLE {
-            Some(Self::disable_callback)
-        } else {
-            None
-        };
+        // (the core calls it for every device it enables the governor for;
+        // no `disable`: nothing is to be undone)
+        g.enable = Some(Self::enable_callback);
         Self {
             gov: Opaque::new(g),
             claimed: SetOnce::new(),
@@ -1204,7 +1287,20 @@ impl<T: GovernorStatic> GovernorSlot<T> {
         to_result(unsafe { bindings::cpuidle_register_governor(self.gov.get()) })
     }
 
-    /// The per-CPU data of `dev`'s CPU.
+    /// Allocates the per-CPU data without handing the governor to the
+    /// core, for the KUnit cases that drive the trampolines themselves.
+    #[cfg(CONFIG_RUST_CPUIDLE_KUNIT_TEST)]
+    fn claim_for_test(&'static self) -> Result {
+        let data = PerCpu::new()?;
+        if !core::ptr::eq(self, T::slot()) || !self.claimed.populate(()) {
+            return Err(EBUSY);
+        }
+        // SAFETY: this call claimed the slot: the only writer of `data`.
+        unsafe { *self.data.get() = Some(data) };
+        Ok(())
+    }
+
+    /// The per-CPU cell of `dev`'s CPU.
     ///
     /// Neither lookup is checked: these run on every idle entry and exit,
     /// and the core calls `T`'s callbacks only after `register()` set the
@@ -1213,22 +1309,37 @@ impl<T: GovernorStatic> GovernorSlot<T> {
     ///
     /// # Safety
     ///
-    /// Only called by a callback of `T` for `dev`, and the result only used
-    /// during it.
-    #[allow(clippy::mut_from_ref)]
+    /// Only called by a trampoline of `T` for `dev`, which the core calls
+    /// for a registered device.
     #[inline]
-    unsafe fn data_of<'a>(dev: &Device) -> &'a mut T::CpuData {
+    unsafe fn cell_of(dev: &Device) -> &'static CpuCell<T::CpuData> {
         // SAFETY: `register()` wrote `data` before it handed the governor
         // to the core, which calls the callbacks only after that and never
-        // writes it again (type invariant): it is `Some`.  The core's lock,
-        // taken by `cpuidle_register_governor()` and by every switch to the
-        // governor, orders that write before the callbacks as it orders
-        // what `enable()` writes into the per-CPU data (a plain read, then,
-        // as the C governors make of their data).
+        // writes it again (type invariant): it is `Some`, and read-only
+        // from then on.  `cpuidle_register_governor()` takes the core's
+        // lock after that write, and every path to a callback (the
+        // switch to the governor, the device's registration) takes it
+        // before, which orders the write before the read.
         let data = unsafe { (*T::slot().data.get()).as_ref().unwrap_unchecked() };
         // SAFETY: a registered device's CPU is a possible CPU (`Device`
-        // invariant); exclusive by the callback contract (see `Governor`).
-        unsafe { data.get_mut(dev.cpu()) }
+        // invariant), for which `PerCpu` has a cell.
+        unsafe { data.get(dev.cpu()).unwrap_unchecked() }
+    }
+
+    /// The data of `dev`'s CPU, reset first if an enable asked for it.
+    ///
+    /// # Safety
+    ///
+    /// Only called by `select_callback()` or `reflect_callback()` for
+    /// `dev`, from the idle loop of `dev`'s CPU, and the result only used
+    /// during that call.
+    #[allow(clippy::mut_from_ref)]
+    #[inline]
+    unsafe fn data_of<'a>(cell: &'a CpuCell<T::CpuData>) -> &'a mut T::CpuData {
+        // SAFETY: the idle loop of the cell's CPU is the only context that
+        // accesses `data` (`CpuCell` invariant), and it does not nest these
+        // calls: the reference is exclusive while the callback runs.
+        unsafe { &mut *cell.data.get() }
     }
 
     /// # Safety
@@ -1246,13 +1357,22 @@ impl<T: GovernorStatic> GovernorSlot<T> {
         let (drv, dev) = unsafe { (Driver::from_raw(drv), Device::from_raw(dev)) };
         // SAFETY: `stop_tick` points to the idle loop's local variable.
         let stop = unsafe { &mut *stop_tick };
-        // SAFETY: a callback of `T` for `dev`.
-        let data = unsafe { Self::data_of(dev) };
-        // INVARIANT: called by the idle loop of `dev`'s CPU.
+        // SAFETY: a trampoline of `T` for `dev`.
+        let cell = unsafe { Self::cell_of(dev) };
+        // SAFETY: `select_callback()`, in the idle loop of `dev`'s CPU.
+        let data = unsafe { Self::data_of(cell) };
+        // INVARIANT: called by the idle loop of `dev`'s CPU, in
+        // `select_callback()`.
         let ctx = IdleContext {
             cpu: dev.cpu(),
+            select: true,
             _not_send: PhantomData,
         };
+        // (Acquire: what the core set up before `enable_callback()` asked
+        // for the reset is seen by it)
+        if cell.reset.xchg(false, Acquire) {
+            T::reset(&ctx, drv, dev, data);
+        }
         let idx = T::select(&ctx, drv, dev, data, stop);
         idx.min(drv.state_count() - 1) as c_int
     }
@@ -1264,47 +1384,40 @@ impl<T: GovernorStatic> GovernorSlot<T> {
     unsafe extern "C" fn reflect_callback(dev: *mut bindings::cpuidle_device, index: c_int) {
         // SAFETY: as in `select_callback()`.
         let dev = unsafe { Device::from_raw(dev) };
-        // SAFETY: a callback of `T` for `dev`.
-        let data = unsafe { Self::data_of(dev) };
-        // INVARIANT: called by the idle loop of `dev`'s CPU.
+        // SAFETY: a trampoline of `T` for `dev`.
+        let cell = unsafe { Self::cell_of(dev) };
+        // SAFETY: `reflect_callback()`, in the idle loop of `dev`'s CPU.
+        let data = unsafe { Self::data_of(cell) };
+        // INVARIANT: called by the idle loop of `dev`'s CPU, not in
+        // `select_callback()`.
         let ctx = IdleContext {
             cpu: dev.cpu(),
+            select: false,
             _not_send: PhantomData,
         };
         // `cpuidle_reflect()` calls only with the index of a state entered.
         T::reflect(&ctx, dev, data, index as usize)
     }
 
+    /// Marks the data of `dev`'s CPU for a reset at its next `select()`;
+    /// touches nothing else (see [`Governor`], "Per-CPU data").
+    ///
     /// # Safety
     ///
-    /// Only called by the cpuidle core, with valid pointers to a registered
-    /// driver and a device it is enabling under the cpuidle lock.
+    /// Only called by the cpuidle core, with a valid pointer to a device it
+    /// is enabling (`cpuidle_enable_device()`, under the cpuidle lock), on
+    /// any CPU.
     unsafe extern "C" fn enable_callback(
-        drv: *mut bindings::cpuidle_driver,
+        _drv: *mut bindings::cpuidle_driver,
         dev: *mut bindings::cpuidle_device,
     ) -> c_int {
-        // SAFETY: guaranteed by the caller.
-        let (drv, dev) = unsafe { (Driver::from_raw(drv), Device::from_raw(dev)) };
-        from_result(|| {
-            // SAFETY: a callback of `T` for `dev`.
-            let data = unsafe { Self::data_of(dev) };
-            T::enable(drv, dev, data)?;
-            Ok(0)
-        })
-    }
-
-    /// # Safety
-    ///
-    /// Only called by the cpuidle core, with valid pointers to a registered
-    /// driver and a device it is disabling under the cpuidle lock.
-    unsafe extern "C" fn disable_callback(
-        drv: *mut bindings::cpuidle_driver,
-        dev: *mut bindings::cpuidle_device,
-    ) {
-        // SAFETY: as in `enable_callback()`.
-        let (drv, dev) = unsafe { (Driver::from_raw(drv), Device::from_raw(dev)) };
-        // SAFETY: a callback of `T` for `dev`.
-        T::disable(drv, dev, unsafe { Self::data_of(dev) })
+        // SAFETY: a valid device, registered or being registered: its `cpu`
+        // is set (`cpuidle_register_device()` is given it set).
+        let dev = unsafe { Device::from_raw(dev) };
+        // SAFETY: a trampoline of `T` for `dev`.
+        let cell = unsafe { Self::cell_of(dev) };
+        cell.reset.store(true, Release);
+        0
     }
 }
 
@@ -1420,6 +1533,136 @@ mod tests {
         let mut dropped = own;
         dropped.flags = Flags::empty();
         assert_eq!(check(&[dropped]), Err(EINVAL));
+    }
+
+    /// What the trampolines did to one CPU's data.
+    #[derive(Default, Clone, Copy, PartialEq, Eq, Debug)]
+    struct Seen {
+        selects: u32,
+        reflects: u32,
+        resets: u32,
+    }
+
+    struct Probe;
+
+    #[vtable]
+    impl Governor for Probe {
+        const NAME: &'static CStr = c"kunit-probe";
+        const RATING: u32 = 0;
+        type CpuData = Seen;
+
+        fn select(_: &IdleContext, _: &Driver, _: &Device, d: &mut Seen, _: &mut bool) -> usize {
+            d.selects += 1;
+            0
+        }
+
+        fn reflect(_: &IdleContext, _: &Device, d: &mut Seen, _: usize) {
+            d.reflects += 1;
+        }
+
+        fn reset(_: &IdleContext, _: &Driver, _: &Device, d: &mut Seen) {
+            *d = Seen {
+                resets: d.resets + 1,
+                ..Seen::default()
+            };
+        }
+    }
+
+    crate::declare_cpuidle_governor!(static PROBE: Probe);
+
+    /// A governor switch enables the governor for a CPU's device from
+    /// another CPU while that CPU may be between `select()` and
+    /// `reflect()`.  Played here in one thread, in that order: the enable
+    /// must leave the CPU's data alone, and the CPU resets it itself at
+    /// its next `select()`.
+    #[test]
+    fn enable_during_an_idle_period_resets_at_the_next_select() -> Result {
+        PROBE.claim_for_test()?;
+        let cpu = CpuId::from_u32(0).ok_or(EINVAL)?;
+        let mut drv: bindings::cpuidle_driver = pin_init::zeroed();
+        drv.state_count = 1;
+        let mut dev: bindings::cpuidle_device = pin_init::zeroed();
+        dev.cpu = cpu.as_u32();
+        let (drv, dev) = (&raw mut drv, &raw mut dev);
+        let mut stop = true;
+        let seen = || -> Result<Seen> {
+            // SAFETY: `claim_for_test()` set the data; nothing writes it
+            // again.
+            let data = unsafe { (*PROBE.data.get()).as_ref() }.ok_or(EINVAL)?;
+            let cell = data.get(cpu).ok_or(EINVAL)?;
+            // SAFETY: this test is the only user of the probe's data, and
+            // no trampoline runs while the copy is made.
+            Ok(unsafe { *cell.data.get() })
+        };
+        type G = GovernorSlot<Probe>;
+        // The trampolines read only `drv`'s `state_count` and `dev`'s `cpu`,
+        // set above, and `Probe` nothing of the context; this thread plays
+        // both CPUs.
+        // SAFETY: as just said.
+        let idx = unsafe { G::select_callback(drv, dev, &mut stop) };
+        assert_eq!(idx, 0);
+        // SAFETY: as above.
+        unsafe { G::reflect_callback(dev, 0) };
+        // SAFETY: as above.
+        unsafe { G::select_callback(drv, dev, &mut stop) };
+        let before = seen()?;
+        assert_eq!(before, Seen { selects: 2, reflects: 1, resets: 1 });
+        // Another CPU enables the governor for `dev` (a switch) while `dev`'s
+        // CPU sleeps in the state it selected.
+        // SAFETY: as above.
+        let ret = unsafe { G::enable_callback(drv, dev) };
+        assert_eq!(ret, 0);
+        assert_eq!(seen()?, before);
+        // The CPU wakes up and reflects, into the data it had.
+        // SAFETY: as above.
+        unsafe { G::reflect_callback(dev, 0) };
+        assert_eq!(seen()?, Seen { reflects: 2, ..before });
+        // Its next select() starts afresh, on the CPU itself.
+        // SAFETY: as above.
+        unsafe { G::select_callback(drv, dev, &mut stop) };
+        assert_eq!(seen()?, Seen { selects: 1, reflects: 0, resets: 2 });
+        Ok(())
+    }
+
+    fn one_cpu_mask(cpu: CpuId) -> Result<CpumaskVar> {
+        let mut m = CpumaskVar::new_zero(GFP_KERNEL)?;
+        m.set(cpu);
+        Ok(m)
+    }
+
+    fn polling_driver(name: &'static CStr, cpu: CpuId) -> Result<Registration> {
+        let opts = Options {
+            cpumask: Some(one_cpu_mask(cpu)?),
+            ..Options::default()
+        };
+        Registration::new(name, &[poll()], opts)
+    }
+
+    /// `state_stats()` reads the devices of its own driver only: with
+    /// several drivers (one per CPU), another CPU's device is another
+    /// driver's.
+    #[test]
+    fn state_stats_reads_only_its_own_drivers_devices() -> Result {
+        let Some(cpu0) = CpuId::from_u32(0) else {
+            return Err(EINVAL);
+        };
+        // (a driver registered at boot holds the CPUs: nothing to try)
+        let Ok(a) = polling_driver(c"kunit-a", cpu0) else {
+            return Ok(());
+        };
+        assert!(a.state_stats(cpu0, 0).is_some());
+        assert_eq!(a.state_stats(cpu0, 1), None);
+        let cpu1 = CpuId::from_u32(1).filter(|_| crate::cpu::nr_cpu_ids() > 1);
+        if let Some(cpu1) = cpu1 {
+            assert_eq!(a.state_stats(cpu1, 0), None);
+            if cfg!(CONFIG_CPU_IDLE_MULTIPLE_DRIVERS) {
+                let b = polling_driver(c"kunit-b", cpu1)?;
+                assert!(b.state_stats(cpu1, 0).is_some());
+                assert_eq!(a.state_stats(cpu1, 0), None);
+                assert_eq!(b.state_stats(cpu0, 0), None);
+            }
+        }
+        Ok(())
     }
 
     trait IntoState {

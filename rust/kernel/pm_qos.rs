@@ -113,10 +113,24 @@ fn cpu_device(cpu: CpuId) -> Result<*mut bindings::device> {
 
 /// The effective resume latency limit of `cpu`'s device in microseconds,
 /// [`NO_CONSTRAINT`] if there is none (`dev_pm_qos_raw_resume_latency()`).
+/// `ENODEV` for a CPU without a device.  May sleep: it holds the device
+/// hotplug lock, so that the CPU's device is not removed meanwhile.
 pub fn resume_latency_us(cpu: CpuId) -> Result<i32> {
-    let dev = cpu_device(cpu)?;
-    // SAFETY: `dev` is a CPU device, which is never freed.
-    Ok(unsafe { bindings::dev_pm_qos_raw_resume_latency(dev) })
+    // A CPU's device is removed on hot-remove (`unregister_cpu()`), which
+    // frees its PM QoS data (`dev_pm_qos_constraints_destroy()`); every
+    // path to it holds the device hotplug lock (the ACPI and Xen eject
+    // paths).
+    // SAFETY: callable from any sleepable context; released below.
+    unsafe { bindings::lock_device_hotplug() };
+    let r = cpu_device(cpu).map(|dev| {
+        // SAFETY: `dev_pm_qos_raw_resume_latency()` needs a registered
+        // device: `dev` is `cpu`'s device, looked up and read under the
+        // device hotplug lock, which its removal takes.
+        unsafe { bindings::dev_pm_qos_raw_resume_latency(dev) }
+    });
+    // SAFETY: taken above.
+    unsafe { bindings::unlock_device_hotplug() };
+    r
 }
 
 /// A resume-latency request on one CPU's device.

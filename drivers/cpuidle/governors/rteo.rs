@@ -14,14 +14,15 @@
 //!   code (rteo is) runs as a device initcall: the core switches to rteo
 //!   then if `cpuidle.governor=rteo` was given, as it does for a governor
 //!   registered earlier;
-//! - `rteo.parity` (rteo runs the core in [`rteo_core::Mode::Default`]
-//!   unless it is set) and `rteo.rules_off` (rules of the default mode
-//!   switched off, for evaluation) are the module's parameters, writable
-//!   through sysfs and read when the governor is enabled on a CPU.  Idle
-//!   periods are recorded for the simulator with the kernel's own
-//!   tracepoints (`power:cpu_idle_sleep_length`, `power:cpu_idle`), for
-//!   any governor.
+//! - rteo makes teo.c's decisions ([`rteo_core::Mode::Parity`]) unless
+//!   rules of [`rteo_core::Mode::Default`] are put in force: at boot with
+//!   `rteo.rules=MASK`, at run time through debugfs (`rteo/rules`, an
+//!   experiment switch); a CPU takes the value when the governor is enabled
+//!   for it again.  Idle periods are recorded for the simulator with the
+//!   kernel's own tracepoints (`power:cpu_idle_sleep_length`,
+//!   `power:cpu_idle`), for any governor.
 
+use core::fmt;
 use kernel::{
     cpuidle::{
         self,
@@ -30,7 +31,13 @@ use kernel::{
         Governor,
         IdleContext, //
     },
+    debugfs,
     prelude::*,
+    sync::atomic::{
+        Atomic,
+        Relaxed, //
+    },
+    uaccess::UserSliceReader,
 };
 
 #[path = "rteo_core.rs"]
@@ -57,31 +64,52 @@ module! {
     description: "Timer events oriented cpuidle governor in Rust",
     license: "GPL",
     params: {
-        parity: bool {
-            default: false,
-            description: "Make exactly the decisions of teo (rteo's own refinements off)",
-            perm: 0o644,
-        },
-        rules_off: u32 {
+        rules: u32 {
             default: 0,
-            description: "Rules of the default mode to switch off (bit n-1: rule n)",
-            perm: 0o644,
-            validate: rules_off_check,
+            description: "Rules of rteo's own in force (bit n-1: rule n); 0: teo's decisions",
         },
     },
 }
 
-/// Refuses an `rteo.rules_off` that is not a mask of rules or that leaves
-/// rule 2 on without rule 1 ([`rule::off_valid`]), saying which.
-fn rules_off_check(off: u32) -> Result {
-    if off & !rule::ALL != 0 {
-        pr_warn!("rules_off={off:#x}: the rules are bits {:#x}\n", rule::ALL);
+/// The rules in force, taken by each CPU when the governor is enabled for
+/// it (`rteo.rules` at boot, then debugfs `rteo/rules`).
+static RULES: Atomic<u32> = Atomic::new(0);
+
+/// Refuses a mask of rules that is not one, or that puts rule 2 in force
+/// without rule 1 ([`rule::off_valid`]), saying which.
+fn rules_check(on: u32) -> Result {
+    if on & !rule::ALL != 0 {
+        pr_warn!("rules={on:#x}: the rules are bits {:#x}\n", rule::ALL);
         return Err(EINVAL);
     }
-    if !rule::off_valid(off) {
-        pr_warn!("rules_off={off:#x}: rule 2 needs rule 1, switch both off\n");
+    if !rule::off_valid(rule::ALL & !on) {
+        pr_warn!("rules={on:#x}: rule 2 needs rule 1, put both in force\n");
         return Err(EINVAL);
     }
+    Ok(())
+}
+
+fn show_rules(rules: &&'static Atomic<u32>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    writeln!(f, "{:#x}", rules.load(Relaxed))
+}
+
+/// A write of debugfs `rteo/rules`: a number (decimal, or hexadecimal
+/// after `0x`), checked by [`rules_check`].
+fn store_rules(rules: &&'static Atomic<u32>, reader: &mut UserSliceReader) -> Result {
+    let mut buf = [0u8; 16];
+    let n = reader.len();
+    if n == 0 || n > buf.len() {
+        return Err(EINVAL);
+    }
+    reader.read_slice(&mut buf[..n])?;
+    let s = core::str::from_utf8(&buf[..n]).map_err(|_| EINVAL)?.trim();
+    let v = match s.strip_prefix("0x") {
+        Some(hex) => u32::from_str_radix(hex, 16),
+        None => s.parse::<u32>(),
+    }
+    .map_err(|_| EINVAL)?;
+    rules_check(v)?;
+    rules.store(v, Relaxed);
     Ok(())
 }
 
@@ -168,7 +196,7 @@ impl Env for KernelEnv<'_> {
         self.dev.set_last_state_idx(idx)
     }
     fn take_poll_time_limit(&mut self) -> bool {
-        self.dev.take_poll_time_limit()
+        self.dev.take_poll_time_limit(self.ctx)
     }
     fn last_residency_ns(&self) -> u64 {
         self.dev.last_residency_ns()
@@ -212,7 +240,7 @@ impl Governor for Rteo {
         dev.set_last_state_idx(index as i32);
     }
 
-    fn enable(drv: &Driver, _dev: &Device, slot: &mut Slot) -> Result {
+    fn reset(_ctx: &IdleContext, drv: &Driver, _dev: &Device, slot: &mut Slot) {
         slot.count = drv.state_count().min(STATE_MAX);
         for (i, s) in slot.states.iter_mut().enumerate().take(slot.count) {
             let d = drv.state(i);
@@ -224,25 +252,38 @@ impl Governor for Rteo {
         }
         let data = &mut slot.teo;
         *data = Teo::ZERO;
-        data.set_mode(if module_parameters::parity.value() {
-            Mode::Parity
+        // (checked when it was set)
+        let rules = RULES.load(Relaxed);
+        if rules == 0 {
+            data.set_mode(Mode::Parity);
         } else {
-            Mode::Default
-        });
-        data.rules &= !module_parameters::rules_off.value();
-        Ok(())
+            data.set_mode(Mode::Default);
+            data.rules = rules;
+        }
     }
 }
 
 kernel::declare_cpuidle_governor!(static GOVERNOR: Rteo);
 
-struct RteoModule;
+struct RteoModule {
+    _rules_file: Pin<KBox<debugfs::File<&'static Atomic<u32>>>>,
+}
 
 impl kernel::Module for RteoModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
+        let boot = module_parameters::rules.value();
+        match rules_check(boot) {
+            Ok(()) => RULES.store(boot, Relaxed),
+            Err(_) => pr_warn!("rteo.rules={boot:#x} ignored: teo's decisions\n"),
+        }
+        let dir = debugfs::Dir::new(c"rteo");
+        let file = KBox::pin_init(
+            dir.read_write_callback_file(c"rules", &RULES, &show_rules, &store_rules),
+            GFP_KERNEL,
+        )?;
         GOVERNOR
             .register()
             .inspect_err(|e| pr_err!("registration failed: {e:?}\n"))?;
-        Ok(RteoModule)
+        Ok(RteoModule { _rules_file: file })
     }
 }
