@@ -84,7 +84,7 @@ MAIN = [("cyclictest", "avg_us"), ("cyclictest", "p99_us"), ("hackbench", "time_
 TICKS = [0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 3, 5, 10, 20, 50, 100]
 LINE = re.compile(r"\bBENCH(-[A-Z]+)?(?![\w-])(.*)")
 
-# what summary.json keeps of the simulator's JSON (cpuidle-sim --json)
+# what summary.json keeps of the simulator's JSON (cpuidle-sim run --json)
 SIM_KEYS = ("poll_limit_ns", "corpus", "overall", "qos_limited", "tuning", "heldout",
             "targets")
 
@@ -551,7 +551,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("outdir")
     ap.add_argument("logs", nargs="+", metavar="log")
-    ap.add_argument("--sim", help="the simulator's JSON (cpuidle-sim --json)")
+    ap.add_argument("--sim", help="the simulator's JSON (cpuidle-sim run --json)")
     ap.add_argument("--commands", help="the commands of the run, one a line")
     args = ap.parse_args()
     os.makedirs(args.outdir, exist_ok=True)

@@ -3,7 +3,7 @@
 """sim_plots.py SIM_JSON OUTDIR [--md SIM_MD]
 
 The simulator's plots, drawn with matplotlib from its JSON
-(cpuidle-sim --json), into OUTDIR:
+(cpuidle-sim run --json), into OUTDIR:
 
   sim-regret.png   energy regret vs the oracle, per trace class and governor
   sim-rates.png    too deep and too shallow entries per 100 idle periods,
@@ -17,7 +17,7 @@ The simulator's plots, drawn with matplotlib from its JSON
 A bar is the class over all tables; its whisker runs from the lowest to
 the highest of the tables (per_table_class), the spread the data has.  On
 sim-heldout.png the dots are the tables.  With --md, the images are linked
-at the end of SIM_MD (cpuidle-sim --md).
+at the end of SIM_MD (cpuidle-sim run --md).
 
 Run with Debian's /usr/bin/python3 (python3-matplotlib).
 """
@@ -201,9 +201,9 @@ def plot_heldout(sim, out):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("json", help="the simulator's JSON (cpuidle-sim --json)")
+    ap.add_argument("json", help="the simulator's JSON (cpuidle-sim run --json)")
     ap.add_argument("outdir")
-    ap.add_argument("--md", help="the simulator's report (cpuidle-sim --md): link the plots at its end")
+    ap.add_argument("--md", help="the simulator's report (cpuidle-sim run --md): link the plots at its end")
     args = ap.parse_args(argv)
     with open(args.json) as f:
         sim = json.load(f)

@@ -57,7 +57,7 @@ grep -E '^\[[0-9:]+\] (Testing complete|=+ .* =+$|\[(FAILED|SKIPPED|CRASHED)\])'
 [ "$rc" = 0 ] || { tail -n 30 "$log"; die "kunit.py run failed (rc $rc, log $log)"; }
 python3 - "$json" <<'PY'
 import json, sys
-want = {'rust_kernel_percpu', 'rust_kernel_cpuhp', 'rust_cpuidle', 'rust_pm_qos', 'rteo_core'}
+want = {'rust_kernel_percpu', 'rust_kernel_cpuhp', 'rust_cpuidle', 'rust_cpuidle_governor', 'rust_pm_qos', 'rteo_core'}
 doc = json.load(open(sys.argv[1]))
 counts = {}
 def walk(g):

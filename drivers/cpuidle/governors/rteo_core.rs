@@ -37,7 +37,8 @@ pub const RESIDENCY_THRESHOLD_NS: i64 = 15 * NSEC_PER_USEC;
 pub const LATENCY_THRESHOLD_NS: i64 = RESIDENCY_THRESHOLD_NS / 2;
 /// Weight a single event adds to a metric.
 pub const PULSE: u32 = 1024;
-/// Metrics lose `1 >> DECAY_SHIFT` of their value on every update.
+/// Metrics lose `1 / 2^DECAY_SHIFT` (an eighth) of their value on every
+/// update (`m -= m >> DECAY_SHIFT`).
 pub const DECAY_SHIFT: u32 = 3;
 /// "No timer": the sleep length when it is not known (`KTIME_MAX`).
 pub const KTIME_MAX: i64 = i64::MAX;
