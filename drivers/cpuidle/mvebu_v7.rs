@@ -27,7 +27,6 @@ use kernel::{
         Flag,
         Flags,
         Options,
-        RawEnterFn,
         Registration,
         State, //
     },
@@ -67,43 +66,19 @@ const _: () = {
     assert!(FLAG_MVEBU_DEEP_IDLE == (DEEP_IDLE as u32) << cpuidle::DRIVER_FLAGS_SHIFT);
 };
 
-// The C half of this module (mvebu_v7_enter.c, prototypes in mvebu_v7.h).
-// `improper_ctypes` is allowed on the entry routines only: from their
-// `*mut cpuidle_driver` the lint follows pointers through the bindgen
-// structures down to one that has no fields in some configurations (such
-// as `sched_statistics` without `CONFIG_SCHEDSTATS`), which it calls not
-// FFI-safe.  Rust never calls these routines, it only hands their
-// addresses to the core, and their declarations are checked against
-// `cpuidle_state::enter` below.  (The bindings crate allows the lint for
-// the same reason.)
+// The C half of this module (mvebu_v7_enter.c, prototypes in mvebu_v7.h);
+// the entry routines are checked against the core's type on both sides
+// (`cpuidle_enter_fns!` here, a static_assert in the C file).
 unsafe extern "C" {
     fn mvebu_v7_rs_claim_suspend(platform_data: *mut c_void) -> c_int;
     fn mvebu_v7_rs_release_suspend();
-    #[allow(improper_ctypes)]
-    fn mvebu_v7_rs_enter_wfi(
-        dev: *mut bindings::cpuidle_device,
-        drv: *mut bindings::cpuidle_driver,
-        index: c_int,
-    ) -> c_int;
-    #[allow(improper_ctypes)]
-    fn mvebu_v7_rs_enter_idle(
-        dev: *mut bindings::cpuidle_device,
-        drv: *mut bindings::cpuidle_driver,
-        index: c_int,
-    ) -> c_int;
-    #[allow(improper_ctypes)]
-    fn mvebu_v7_rs_enter_deep_idle(
-        dev: *mut bindings::cpuidle_device,
-        drv: *mut bindings::cpuidle_driver,
-        index: c_int,
-    ) -> c_int;
 }
 
-// The entry routines as declared above have the core's type; the C file
-// asserts the same of their definitions.
-const _: RawEnterFn = mvebu_v7_rs_enter_wfi;
-const _: RawEnterFn = mvebu_v7_rs_enter_idle;
-const _: RawEnterFn = mvebu_v7_rs_enter_deep_idle;
+kernel::cpuidle_enter_fns! {
+    fn mvebu_v7_rs_enter_wfi;
+    fn mvebu_v7_rs_enter_idle;
+    fn mvebu_v7_rs_enter_deep_idle;
+}
 
 /// One SoC: the cpuidle driver name the C driver uses and its states.
 pub struct Soc {

@@ -25,7 +25,6 @@ use kernel::{
         EnterFn,
         Flag,
         Options,
-        RawEnterFn,
         Registration,
         State, //
     },
@@ -75,26 +74,12 @@ unsafe extern "C" {
     // store to the CPU's table, which its entry routine reads only once the
     // CPU's driver is registered.
     safe fn psci_rs_set_param(cpu: u32, index: u32, param: u32) -> c_int;
-    // `improper_ctypes` (on these two only) follows `drv` through
-    // `cpuidle_driver::owner` and `module::srcu_struct_ptrs` to
-    // `srcu_struct::dep_map`, a `lockdep_map`, which has no fields without
-    // CONFIG_LOCKDEP.  Nothing here reads through the pointers.
-    #[allow(improper_ctypes)]
-    fn psci_rs_enter_wfi(
-        dev: *mut bindings::cpuidle_device,
-        drv: *mut bindings::cpuidle_driver,
-        index: c_int,
-    ) -> c_int;
-    #[allow(improper_ctypes)]
-    fn psci_rs_enter_state(
-        dev: *mut bindings::cpuidle_device,
-        drv: *mut bindings::cpuidle_driver,
-        index: c_int,
-    ) -> c_int;
 }
 
-const _: RawEnterFn = psci_rs_enter_wfi;
-const _: RawEnterFn = psci_rs_enter_state;
+kernel::cpuidle_enter_fns! {
+    fn psci_rs_enter_wfi;
+    fn psci_rs_enter_state;
+}
 
 // The parser's limit is the core's.
 const _: () = assert!(MAX_DT_STATES + 1 == kernel::cpuidle::STATE_MAX);

@@ -41,7 +41,6 @@ use kernel::{
         HotplugRegistration,
         Options,
         PauseGuard,
-        RawEnterFn,
         Registration,
         State, //
     },
@@ -90,34 +89,13 @@ unsafe extern "C" {
     fn pseries_rs_get_cede_latency(buf: *mut u8, size: usize) -> c_int;
     fn pseries_rs_xcede_payload() -> *const c_char;
     fn pseries_rs_lpar() -> *const c_char;
-    // `improper_ctypes` (on these three only) follows `drv` through
-    // `cpuidle_driver::owner` and `module::srcu_struct_ptrs` to
-    // `srcu_struct::dep_map`, a `lockdep_map`, which has no fields without
-    // CONFIG_LOCKDEP (srcutree.h keeps the member regardless).  Nothing
-    // here reads through the pointers: the core passes them to C.
-    #[allow(improper_ctypes)]
-    fn pseries_rs_snooze(
-        dev: *mut bindings::cpuidle_device,
-        drv: *mut bindings::cpuidle_driver,
-        index: c_int,
-    ) -> c_int;
-    #[allow(improper_ctypes)]
-    fn pseries_rs_dedicated_cede(
-        dev: *mut bindings::cpuidle_device,
-        drv: *mut bindings::cpuidle_driver,
-        index: c_int,
-    ) -> c_int;
-    #[allow(improper_ctypes)]
-    fn pseries_rs_shared_cede(
-        dev: *mut bindings::cpuidle_device,
-        drv: *mut bindings::cpuidle_driver,
-        index: c_int,
-    ) -> c_int;
 }
 
-const _: RawEnterFn = pseries_rs_snooze;
-const _: RawEnterFn = pseries_rs_dedicated_cede;
-const _: RawEnterFn = pseries_rs_shared_cede;
+kernel::cpuidle_enter_fns! {
+    fn pseries_rs_snooze;
+    fn pseries_rs_dedicated_cede;
+    fn pseries_rs_shared_cede;
+}
 
 // A dedicated_cede state's cede latency hint is the low byte of its driver
 // flags, which sit in the high half of `cpuidle_state::flags`.

@@ -38,7 +38,6 @@ use kernel::{
         HotplugRegistration,
         Options,
         PauseGuard,
-        RawEnterFn,
         Registration,
         State, //
     },
@@ -93,37 +92,18 @@ module! {
 /// the `u32` microseconds they are given in.
 const SCALE_MAX: u32 = 1000;
 
-// The C half of this module (vstates_enter.c, prototypes in vstates.h).
-// `improper_ctypes` is allowed on the entry routines only: from their
-// `*mut cpuidle_driver` the lint follows pointers through the bindgen
-// structures down to one that has no fields in some configurations (such
-// as `sched_statistics` without `CONFIG_SCHEDSTATS`), which it calls not
-// FFI-safe.  Rust never calls these routines, it only hands their
-// addresses to the core, and their declarations are checked against
-// `cpuidle_state::enter` below.  (The bindings crate allows the lint for
-// the same reason.)
+// The C half of this module (vstates_enter.c, prototypes in vstates.h);
+// the entry routines are checked against the core's type on both sides
+// (`cpuidle_enter_fns!` here, a static_assert in the C file).
 unsafe extern "C" {
     safe fn vstates_table_name() -> *const c_char;
-    #[allow(improper_ctypes)]
-    fn vstates_enter(
-        dev: *mut kernel::bindings::cpuidle_device,
-        drv: *mut kernel::bindings::cpuidle_driver,
-        index: c_int,
-    ) -> c_int;
-    #[cfg(not(CONFIG_ARCH_HAS_CPU_RELAX))]
-    #[allow(improper_ctypes)]
-    fn vstates_poll(
-        dev: *mut kernel::bindings::cpuidle_device,
-        drv: *mut kernel::bindings::cpuidle_driver,
-        index: c_int,
-    ) -> c_int;
 }
 
-// The entry routines as declared above have the core's type; the C file
-// asserts the same of their definitions.
-const _: RawEnterFn = vstates_enter;
-#[cfg(not(CONFIG_ARCH_HAS_CPU_RELAX))]
-const _: RawEnterFn = vstates_poll;
+kernel::cpuidle_enter_fns! {
+    fn vstates_enter;
+    #[cfg(not(CONFIG_ARCH_HAS_CPU_RELAX))]
+    fn vstates_poll;
+}
 
 /// CPU hotplug as the pseries driver does it: a CPU's device is disabled
 /// when the CPU dies and enabled again when it comes back.

@@ -160,6 +160,48 @@ pub type RawEnterFn = unsafe extern "C" fn(
 // by the core with the signature it was compiled for.
 const _: fn(bindings::cpuidle_state) -> Option<RawEnterFn> = |s| s.enter;
 
+/// Declares a driver's C idle-state entry routines, each with the core's
+/// type ([`RawEnterFn`], checked at build time), for [`EnterFn`].
+///
+/// The routines are the driver's `__cpuidle` C code (see the module
+/// documentation); Rust never calls them, it hands their addresses to the
+/// core.  The `improper_ctypes` lint is allowed on these declarations alone:
+/// from `*mut cpuidle_driver` it follows pointers through the bindgen
+/// structures down to some that have no fields in some configurations
+/// (`lockdep_map` without `CONFIG_LOCKDEP`, `sched_statistics` without
+/// `CONFIG_SCHEDSTATS`) and calls them not FFI-safe; only the pointers
+/// cross.  (The bindings crate allows the lint for the same reason.)
+///
+/// # Examples
+///
+/// ```ignore
+/// kernel::cpuidle_enter_fns! {
+///     fn my_enter_wfi;
+///     #[cfg(CONFIG_MY_DEEP_STATE)]
+///     fn my_enter_deep;
+/// }
+/// ```
+#[macro_export]
+macro_rules! cpuidle_enter_fns {
+    ($($(#[$attr:meta])* fn $name:ident;)+) => {
+        unsafe extern "C" {
+            $(
+                $(#[$attr])*
+                #[allow(improper_ctypes)]
+                fn $name(
+                    dev: *mut $crate::bindings::cpuidle_device,
+                    drv: *mut $crate::bindings::cpuidle_driver,
+                    index: $crate::ffi::c_int,
+                ) -> $crate::ffi::c_int;
+            )+
+        }
+        $(
+            $(#[$attr])*
+            const _: $crate::cpuidle::RawEnterFn = $name;
+        )+
+    };
+}
+
 /// A C idle-state entry routine, and whether it manages RCU itself.
 ///
 /// # Invariants
