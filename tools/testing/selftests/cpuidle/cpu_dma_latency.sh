@@ -11,6 +11,7 @@ DIR=$(dirname "$0")
 SYS=/sys/devices/system/cpu
 DEV=/dev/cpu_dma_latency
 ktap_print_header
+require_root
 drv=$(cat "$SYS/cpuidle/current_driver" 2>/dev/null)
 if [ ! -c "$DEV" ] || [ -z "$drv" ] || [ "$drv" = none ]; then
 	ktap_skip_all "needs $DEV and a cpuidle driver"

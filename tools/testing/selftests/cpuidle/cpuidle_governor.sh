@@ -8,11 +8,13 @@
 
 DIR=$(dirname "$0")
 . "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/cpuidle_lib.sh"
 
 CPUIDLE=/sys/devices/system/cpu/cpuidle
 want=${1:-${RCPUIDLE_ARGS:-}}
 
 ktap_print_header
+require_root
 if [ ! -r "$CPUIDLE/current_governor" ]; then
 	ktap_skip_all "no cpuidle sysfs (CONFIG_CPU_IDLE=n?)"
 	exit "$KSFT_SKIP"

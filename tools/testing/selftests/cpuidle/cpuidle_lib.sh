@@ -7,6 +7,14 @@
 
 CPUIDLE_SYS=/sys/devices/system/cpu/cpuidle
 
+# require_root: the test writes sysfs, debugfs or loads modules: as
+# another user it skips as a whole, saying why, instead of failing
+require_root() {
+	[ "$(id -u)" = 0 ] && return 0
+	ktap_skip_all "must be run as root"
+	exit "$KSFT_SKIP"
+}
+
 # deep_usage CPU [LATENCY]: the entries (usage + rejected) of CPU's enabled
 # states 1.. with an exit latency above LATENCY us (default 0), summed.  A
 # rejected entry is one the governor chose and the driver refused or could
@@ -90,6 +98,24 @@ cpuidle_take() {
 	rmmod "$1" || return 1
 	CPUIDLE_TAKEN="$CPUIDLE_TAKEN $1"
 	ktap_print_msg "unloaded $1 (loaded before the test); it is loaded again at the end"
+}
+
+# keep_states: when the test ends, also if it is killed or times out,
+# every state's "disable" file gets back the value it has now (a test that
+# disables states must not leave them disabled); not with cpuidle_borrow,
+# whose driver is loaded afresh at the end
+keep_states() {
+	KEPT_STATES=$(for d in /sys/devices/system/cpu/cpu*/cpuidle/state*/disable; do
+		[ -f "$d" ] && echo "$d $(cat "$d")"
+	done)
+	trap restore_states EXIT
+	trap 'exit 1' INT TERM
+}
+
+restore_states() {
+	echo "$KEPT_STATES" | while read -r f v; do
+		[ -n "$f" ] && echo "$v" >"$f" 2>/dev/null
+	done
 }
 
 # cpuidle_borrow MODNAME: cpuidle_take for the rest of the test: the test

@@ -24,6 +24,7 @@
 DIR=$(dirname "$0")
 # shellcheck disable=SC1091 # installed by run_kselftest.sh
 . "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/cpuidle_lib.sh"
 
 SYS=/sys/devices/system/cpu
 CPUIDLE=$SYS/cpuidle
@@ -34,6 +35,7 @@ WSWITCHES=$((SWITCHES / 5))
 [ "$WSWITCHES" -gt 0 ] || WSWITCHES=1
 
 ktap_print_header
+require_root
 driver=
 [ -r "$CPUIDLE/current_driver" ] && read -r driver <"$CPUIDLE/current_driver"
 loaded=

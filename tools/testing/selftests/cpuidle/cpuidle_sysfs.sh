@@ -15,12 +15,14 @@ DIR=$(dirname "$0")
 
 SYS=/sys/devices/system/cpu
 ktap_print_header
+require_root
 drv=$(cat "$SYS/cpuidle/current_driver" 2>/dev/null)
 if [ -z "$drv" ] || [ "$drv" = none ] || [ ! -d "$SYS/cpu0/cpuidle/state0" ]; then
 	ktap_skip_all "no cpuidle driver with states"
 	exit "$KSFT_SKIP"
 fi
 ktap_set_plan 8
+keep_states
 cpus=$(ls -d "$SYS"/cpu[0-9]* | grep -E 'cpu[0-9]+$')
 nstates=$(ls -d "$SYS"/cpu0/cpuidle/state* | wc -l)
 deep=state$((nstates - 1))

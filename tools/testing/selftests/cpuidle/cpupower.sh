@@ -12,9 +12,11 @@
 
 DIR=$(dirname "$0")
 . "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/cpuidle_lib.sh"
 
 SYS=/sys/devices/system/cpu
 ktap_print_header
+require_root
 if ! command -v cpupower >/dev/null 2>&1; then
 	ktap_skip_all "cpupower is not installed"
 	exit "$KSFT_SKIP"
@@ -34,6 +36,7 @@ if [ -z "$drv" ] || [ "$drv" = none ] || [ ! -d $SYS/cpu0/cpuidle/state0 ]; then
 	exit "$KSFT_SKIP"
 fi
 ktap_set_plan 5
+keep_states
 gov=$(cat $SYS/cpuidle/current_governor)
 n=$(ls -d $SYS/cpu0/cpuidle/state* | wc -l)
 deep=$((n - 1))

@@ -13,6 +13,7 @@ DIR=$(dirname "$0")
 MOD=$(cpuidle_module cpuidle-vstates.ko)
 SYS=/sys/devices/system/cpu
 ktap_print_header
+require_root
 [ -n "$MOD" ] || cpuidle_skip_no_module cpuidle-vstates.ko
 cpuidle_skip_if_driver "needs the emulated tables of cpuidle-vstates"
 ktap_set_plan 5

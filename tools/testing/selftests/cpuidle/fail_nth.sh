@@ -47,6 +47,7 @@ SECS=${CPUIDLE_FAILNTH_SECONDS:-600}
 TOTAL=${CPUIDLE_FAILNTH_TOTAL:-1200}
 
 ktap_print_header
+require_root
 if [ ! -e /proc/self/fail-nth ]; then
 	ktap_skip_all "no /proc/self/fail-nth (CONFIG_FAULT_INJECTION)"
 	exit "$KSFT_SKIP"

@@ -18,6 +18,7 @@ SYS=/sys/devices/system/cpu
 PDRV=/sys/bus/platform/drivers/$NAME
 KUNIT=/sys/kernel/debug/kunit/cpuidle_mvebu_v7/results
 ktap_print_header
+require_root
 [ -n "$MOD" ] || cpuidle_skip_no_module cpuidle-mvebu-v7-rs.ko
 # a board's user who loaded the driver (the kit's README) lends it to the
 # test, which loads it again at the end

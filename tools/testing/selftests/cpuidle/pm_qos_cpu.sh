@@ -15,6 +15,7 @@ DIR=$(dirname "$0")
 SYS=/sys/devices/system/cpu
 
 ktap_print_header
+require_root
 if ! have_states; then
 	ktap_skip_all "needs a cpuidle driver with states 1.. on CPU1" \
 		"(current_driver: $(cat $CPUIDLE_SYS/current_driver))"

@@ -15,6 +15,7 @@ MOD=$(cpuidle_module rust_pm_qos_cpu.ko)
 NAME=rust_pm_qos_cpu
 
 ktap_print_header
+require_root
 [ -n "$MOD" ] || cpuidle_skip_no_module rust_pm_qos_cpu.ko
 ktap_set_plan 5
 

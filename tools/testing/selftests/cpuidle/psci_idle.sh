@@ -26,6 +26,7 @@ SYS=/sys/devices/system/cpu
 DT=/sys/firmware/devicetree/base
 
 ktap_print_header
+require_root
 drv=$(cat $SYS/cpu0/cpuidle/driver/name 2>/dev/null)
 if [ "$drv" != psci_idle ]; then
 	why="cpu0's cpuidle driver is '${drv:-none}', not psci_idle"

@@ -23,6 +23,7 @@ SYS=/sys/devices/system/cpu
 THREE=002009010000000000000400010200000000000028000103000000000000c8000100
 
 ktap_print_header
+require_root
 [ -n "$MOD" ] || cpuidle_skip_no_module cpuidle-pseries-rs.ko
 # a board's user who loaded the driver (the kit's README) lends it to the
 # test, which loads it again at the end

@@ -46,6 +46,7 @@ auto)  args=
 esac
 
 ktap_print_header
+require_root
 [ -n "$MOD" ] || cpuidle_skip_no_module cpuidle-pseries-rs.ko
 # a board's user who loaded the driver (the kit's README) lends it to the
 # test, which loads it again at the end

@@ -9,10 +9,12 @@
 
 DIR=$(dirname "$0")
 . "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/cpuidle_lib.sh"
 
 SYS=/sys/devices/system/cpu/cpuidle
 R=/sys/kernel/debug/rteo/rules
 ktap_print_header
+require_root
 if [ ! -w "$R" ]; then
 	ktap_skip_all "no $R (rteo not built in, or debugfs not mounted)"
 	exit "$KSFT_SKIP"

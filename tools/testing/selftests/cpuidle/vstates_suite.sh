@@ -20,6 +20,7 @@ MOD=$(cpuidle_module cpuidle-vstates.ko)
 SYS=/sys/devices/system/cpu/cpuidle
 
 ktap_print_header
+require_root
 [ -n "$MOD" ] || cpuidle_skip_no_module cpuidle-vstates.ko
 # the emulated tables replace the platform's idle driver: where one is
 # registered (a real board), there is nothing to emulate them in
