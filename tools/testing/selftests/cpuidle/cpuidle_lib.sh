@@ -113,8 +113,8 @@ keep_states() {
 }
 
 restore_states() {
-	echo "$KEPT_STATES" | while read -r f v; do
-		[ -n "$f" ] && echo "$v" >"$f" 2>/dev/null
+	echo "$KEPT_STATES" | while read -r kept_file kept_value; do
+		[ -n "$kept_file" ] && echo "$kept_value" >"$kept_file" 2>/dev/null
 	done
 }
 
