@@ -19,6 +19,7 @@
 #                                   or console log (LIST=: fewer tests)
 #   make bisect                     x86_64 builds after every patch (also in check)
 #   make setup                      toolchain and sources (idempotent)
+#   make loc                        code lines of the product and the tooling
 #   make sim                        governor simulator alone (seconds)
 #   make evaluation-docs            Documentation/evaluation/ made again
 #   make bench                      simulator + in-guest benchmarks + report
@@ -37,12 +38,15 @@ ARCH ?=
 P := $(CURDIR)/pipeline
 E := $(CURDIR)/evaluation
 
-.PHONY: all run check host-check kernel modules qemu patches generic-c kit verdict bisect setup clean clippy parity parity-coverage select-cost sim evaluation-docs bench seeds record
+.PHONY: all loc run check host-check kernel modules qemu patches generic-c kit verdict bisect setup clean clippy parity parity-coverage select-cost sim evaluation-docs bench seeds record
 
 all: run
 
 setup:
 	@$(P)/setup.sh
+
+loc:
+	@python3 $(P)/loc.py
 
 RUN_ARCH = $(if $(ARCH),$(ARCH),x86_64)
 RUN_CPIO = $${RCPUIDLE_CACHE:-$$HOME/.cache/rcpuidle}/run-$(RUN_ARCH).cpio

@@ -34,6 +34,7 @@ n=$(echo "$patches" | wc -l)
 arch_setup x86_64
 # (the make of the check build: pipeline/build.sh)
 CHECK_TREE=$TREE CHECK_BUILD=$BUILD
+# shellcheck disable=SC2034 # (passed by name to build_prefix)
 CHECK_MAKE=("${KMAKE[@]}" CLIPPY=1)
 # (does patch $1 touch anything the x86_64 build reads?)
 builds_x86() {
@@ -160,6 +161,7 @@ else
 	echo "bisect: from scratch, in kunit.py's configuration"
 	copied
 	mkdir -p "$BISECT_BUILD"
+	# shellcheck disable=SC2034 # (passed by name to prefixes_up)
 	bk=(make -C "$BISECT_TREE" O="$BISECT_BUILD" ARCH=x86_64 LLVM=-19 RUST_LIB_SRC="$RUST_LIB_SRC")
 	prefixes_up bk "$cfg/.config" "$BISECT_BUILD"
 fi

@@ -51,7 +51,7 @@ esac
 # 2^SHIFT ns, single-threaded TCG) and skips the time every vCPU is
 # halted, so the guest's timings do not depend on the host's load
 if [ -n "${RCPUIDLE_ICOUNT:-}" ]; then
-	qemu+=(-accel tcg,thread=single -icount "shift=$RCPUIDLE_ICOUNT,sleep=off,align=off")
+	qemu+=(-accel "tcg,thread=single" -icount "shift=$RCPUIDLE_ICOUNT,sleep=off,align=off")
 else
 	qemu+=(-accel tcg)
 fi
@@ -61,7 +61,7 @@ qemu+=(-smp 2 -kernel "$kernel" -initrd "$initrd" -append "$append"
 # (evaluation/bench-boot.sh: the recorder's device-interrupt workload)
 if [ -n "${RCPUIDLE_QEMU_DISK:-}" ]; then
 	qemu+=(-drive "file=$RCPUIDLE_QEMU_DISK,if=none,id=rcpuidle-disk,format=raw"
-	       -device virtio-blk-pci,drive=rcpuidle-disk)
+	       -device "virtio-blk-pci,drive=rcpuidle-disk")
 fi
 
 if [ "$mode" = shell ]; then
@@ -109,6 +109,7 @@ esac
 # the pipe: the log is whole only when the filter has exited; a writer
 # of no lines ends its wait if QEMU never opened the pipe)
 if [ -n "${qlog_pid:-}" ]; then
+	# shellcheck disable=SC2016 # ($1 of the inner sh)
 	timeout 10 sh -c ': >"$1"' sh "$fifo" </dev/null >/dev/null 2>&1 &
 	wait "$qlog_pid"
 fi

@@ -74,9 +74,10 @@ if [ "$arch" != x86_64 ]; then
 		[ -n "$v" ] || die "guest-tools: no gcc version for $a (apt-cache depends gcc:$a)"
 		pkgs=$(echo "$pkgs" | sed "s/^gcc-dev\$/libgcc-$v-dev/")
 	fi
-	# shellcheck disable=SC2086 # package names
+	# shellcheck disable=SC2046 # package names, one word each
 	list=$(apt-cache "${APT_OPTS[@]}" depends --recurse --no-recommends --no-suggests \
-		--no-conflicts --no-breaks --no-replaces --no-enhances $(printf "%s:$a " $pkgs) 2>/dev/null |
+		--no-conflicts --no-breaks --no-replaces --no-enhances \
+		$(printf "%s:$a " $pkgs) 2>/dev/null |
 		grep -E "^[a-z0-9].*:$a\$" | sort -u)
 	[ -n "$list" ] || die "guest-tools: apt-cache knows none of: $pkgs ($a)"
 	vers=$(for p in $list; do
@@ -92,7 +93,7 @@ if [ "$arch" != x86_64 ]; then
 		if ! (cd "$sys.debs" && apt-get "${APT_OPTS[@]}" download -qq $vers >/dev/null 2>&1); then
 			rm -rf "$sys.debs"
 			[ "${GUEST_TOOLS_REFRESHED:-0}" = 0 ] ||
-				die "guest-tools: apt-get download failed for: $(echo $vers)"
+				die "guest-tools: apt-get download failed for: ${vers//$'\n'/ }"
 			GUEST_TOOLS_REFRESHED=1 exec "$0" "$arch" "$root" "$@"
 		fi
 		for d in "$sys.debs"/*.deb; do dpkg-deb -x "$d" "$sys"; done
@@ -162,7 +163,7 @@ if [ ! -f "$sys/.done" ]; then
 	# shellcheck disable=SC2086 # package=version words
 	(cd "$sys.debs" && apt-get download -qq $vers >/dev/null 2>&1) ||
 		(cd "$sys.debs" && apt-get update -qq && apt-get download -qq $vers >/dev/null) ||
-		die "guest-tools: apt-get download failed for: $(echo $vers)"
+		die "guest-tools: apt-get download failed for: ${vers//$'\n'/ }"
 	for d in "$sys.debs"/*.deb; do dpkg-deb -x "$d" "$sys"; done
 	rm -rf "$sys.debs"
 	touch "$sys/.done"

@@ -180,8 +180,9 @@ fi
 # the Python tests (pytest, setup.cfg): the console and board verdicts
 # against crafted logs (with the kernel's kunit_parser.py), the
 # evaluation's programs against crafted inputs of known answers; then
-# flake8 and mypy over evaluation/ and verdict/, shellcheck over the
-# shell of evaluation/, verdict/, kit/ and the cpuidle selftests
+# flake8 and mypy over the Python of pipeline/, evaluation/ and verdict/,
+# shellcheck over the shell of pipeline/ (the guest's /init included),
+# evaluation/, verdict/, kit/ and the cpuidle selftests
 out=$(cd "$TOP" && /usr/bin/python3 -m pytest -q -rf 2>&1)
 np=$(echo "$out" | tail -n 1 | sed -nE 's/^(.*[^0-9])?([0-9]+) passed.*/\2/p')
 nf=$(echo "$out" | tail -n 1 | grep -oE '[0-9]+ (failed|errors?)' | awk '{ n += $1 } END { print n }')
@@ -191,10 +192,10 @@ echo "$out" | grep -E '^(FAILED|ERROR) ' | sed 's/^/host: /'
 p=$((p + ${np:-0})); f=$((f + ${nf:-0}))
 for lint in "flake8" "mypy" "shellcheck"; do
 	case $lint in
-	flake8) cmd=(flake8 evaluation verdict conftest.py) ;;
+	flake8) cmd=(flake8 pipeline evaluation verdict conftest.py) ;;
 	mypy) cmd=(mypy) ;;
-	shellcheck) mapfile -t sh < <(cd "$TOP" && find evaluation verdict kit \
-		tools/testing/selftests/cpuidle -name '*.sh' | sort)
+	shellcheck) mapfile -t sh < <(cd "$TOP" && find pipeline evaluation verdict kit \
+		tools/testing/selftests/cpuidle -name '*.sh' | sort; echo pipeline/guest/timeout)
 		cmd=(shellcheck "${sh[@]}") ;;
 	esac
 	if out=$(cd "$TOP" && "${cmd[@]}" 2>&1); then

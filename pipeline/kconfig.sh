@@ -27,7 +27,9 @@ if [ -n "${RCPUIDLE_KCONFIG_FRAGS:-}" ]; then
 	# shellcheck disable=SC2206 # file names without blanks
 	frags+=($RCPUIDLE_KCONFIG_FRAGS)
 fi
-stamp=$(cat "${frags[@]}" $(ls "$TREE"/.rcpuidle-applied/*.patch 2>/dev/null) | sha256sum | cut -c1-16)
+applied=("$TREE"/.rcpuidle-applied/*.patch)
+[ -e "${applied[0]}" ] || applied=()
+stamp=$(cat "${frags[@]}" "${applied[@]}" | sha256sum | cut -c1-16)
 if [ -f "$BUILD/.config" ] && [ "$(cat "$BUILD/.rcpuidle-config" 2>/dev/null)" = "$stamp" ]; then
 	exit 0
 fi
@@ -40,10 +42,10 @@ if [ "$1" = armv7 ]; then
 	"$TREE/scripts/config" --file "$BUILD/.config" -e MMU -e ARCH_MULTIPLATFORM
 	"${KMAKE[@]}" -s olddefconfig >/dev/null
 fi
-for i in 1 2; do
+for _ in 1 2; do
 	# two passes: options revealed by the first pass get set by the second
 	for f in "${frags[@]}"; do
-		{ grep -E '^CONFIG_' "$f" || true; } | while IFS== read -r k v; do
+		{ grep -E '^CONFIG_' "$f" || true; } | while IFS='=' read -r k v; do
 			case "$v" in
 			y) "$TREE/scripts/config" --file "$BUILD/.config" -e "${k#CONFIG_}" ;;
 			m) "$TREE/scripts/config" --file "$BUILD/.config" -m "${k#CONFIG_}" ;;
@@ -57,7 +59,7 @@ done
 bad=0
 declare -A want from
 for f in "${frags[@]}"; do
-	while IFS== read -r k v; do
+	while IFS='=' read -r k v; do
 		want[$k]=$v
 		from[$k]=$(basename "$f")
 	done < <(grep -E '^CONFIG_' "$f" || true)

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared settings for the rcpuidle scripts (sourced, not run).
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # (settings for the scripts that source it)
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${RCPUIDLE_CACHE:-$HOME/.cache/rcpuidle}

@@ -45,7 +45,7 @@ verify | bisect) ;;
 esac
 # the author identity as git itself resolves it ("NAME <EMAIL> TIME TZ");
 # git var fails when it has none
-ident_name= ident_email=
+ident_name='' ident_email=
 if ident=$(git -C "$TOP" var GIT_AUTHOR_IDENT 2>/dev/null); then
 	ident=${ident% * *}
 	ident_name=${ident% <*}
@@ -354,7 +354,7 @@ open(p, "w").write("\n".join(lines))
 out=$work/patches
 if [ "$1" = generic ]; then
 	generic "$2"
-	echo "patches: the generic kselftests ($(ls "$2"/*.patch | xargs -n1 basename)) in $2, against Linux $KVER; author, Signed-off-by: $ident_name <$ident_email>"
+	echo "patches: the generic kselftests ($(for p in "$2"/*.patch; do basename "$p"; done)) in $2, against Linux $KVER; author, Signed-off-by: $ident_name <$ident_email>"
 	exit 0
 fi
 [ "$1" != export ] || out=$2

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # SPDX-License-Identifier: GPL-2.0
 #
 # /init of the rcpuidle test guest.  The kernel command line selects:
@@ -48,7 +49,7 @@ run)
 	;;
 bench)
 	for a in $(cat /proc/cmdline); do
-		case "$a" in rcpuidle.bench.*=*) v=${a#rcpuidle.bench.}; export "RCPUIDLE_BENCH_$(echo "${v%%=*}" | tr a-z A-Z)=$(echo "${v#*=}" | tr , ' ')" ;; esac
+		case "$a" in rcpuidle.bench.*=*) v=${a#rcpuidle.bench.}; export "RCPUIDLE_BENCH_$(echo "${v%%=*}" | tr '[:lower:]' '[:upper:]')=$(echo "${v#*=}" | tr , ' ')" ;; esac
 	done
 	# the parts to run (rcpuidle.bench.part=bench,seeds): bench.sh
 	# (evaluation/guest/bench.sh), seeds.sh (evaluation/guest/seeds.sh)

@@ -26,7 +26,7 @@ snap() {
 			a=$((a + $(cat "$c/above"))) b=$((b + $(cat "$c/below")))
 			v=$((v + $(cat "$c/usage"))) r=$((r + $(cat "$c/rejected")))
 		done
-		echo "$i $(cat "$s/name" | tr ' ' '_') $u $t $a $b $v $r"
+		echo "$i $(tr ' ' '_' <"$s/name") $u $t $a $b $v $r"
 	done >"$1"
 	cut -d' ' -f1 /proc/uptime >>"$1"
 }
@@ -35,7 +35,7 @@ full() {
 	for cpu in $SYS/cpu[0-9]*; do
 		[ -d "$cpu/cpuidle" ] || continue
 		for s in "$cpu"/cpuidle/state*; do
-			echo "full: $1 $(basename "$cpu") $(basename "$s") $(cat "$s/name" | tr ' ' '_')" \
+			echo "full: $1 $(basename "$cpu") $(basename "$s") $(tr ' ' '_' <"$s/name")" \
 				"usage=$(cat "$s/usage") time_us=$(cat "$s/time")" \
 				"above=$(cat "$s/above") below=$(cat "$s/below") rejected=$(cat "$s/rejected")"
 		done
@@ -74,7 +74,7 @@ if [ ! -d $SYS/cpu0/cpuidle ]; then
 fi
 ncpu=$(ls -d $SYS/cpu[0-9]*/cpuidle | wc -l)
 echo "states (cpu0): $(for s in $SYS/cpu0/cpuidle/state*; do
-	printf '%s=%s/%sus ' "$(cat "$s/name" | tr ' ' '_')" "$(cat "$s/latency")" "$(cat "$s/residency")"; done)(exit latency/target residency)"
+	printf '%s=%s/%sus ' "$(tr ' ' '_' <"$s/name")" "$(cat "$s/latency")" "$(cat "$s/residency")"; done)(exit latency/target residency)"
 echo "phases: idle = ${T} s of sleep; load = ${T} s of a busy loop per CPU with 10 ms sleeps"
 echo "time% = share of the ${ncpu} CPUs' time; above/below = entries too deep/too shallow, per entry"
 for gov in $(cat $cpuidle/available_governors 2>/dev/null); do
