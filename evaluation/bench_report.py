@@ -547,6 +547,42 @@ def fidelity_md(fid):
     return md
 
 
+def losses_md(ratios, main_r, aa, tables):
+    """The report's "Where rteo loses to teo": rteo/teo's losses, the A/A
+    control's misses and its width, and each table's count."""
+    md = ["## Where rteo loses to teo\n"]
+    losses = [r for r in main_r if r["verdict"] == "worse"]
+    md += ["- %s, %s %s: rteo is worse than teo, ratio %s" % (
+        r["table"], r["benchmark"], r["metric"], fmt_ratio(r)) for r in losses] or \
+        ["- nowhere shown by this run"]
+    aa_r = [r for r in ratios if (r["num"], r["den"]) == AA and differs(r)]
+    if aa_r:
+        md.append("- the A/A control rteo-parity/teo excludes 1 in %d of %d metrics (about 1 in 20 "
+                  "by chance alone; more: the run's noise exceeds its intervals, or the parity "
+                  "mode is not teo):" % (len(aa_r), len(aa)))
+        md += ["  - %s, %s %s: %s" % (r["table"], r["benchmark"], r["metric"], fmt_ratio(r))
+               for r in aa_r]
+    wide = [r for r in ratios if (r["num"], r["den"]) == AA and r["n"] >= MIN_REPS
+            and (r["benchmark"], r["metric"]) not in INFO
+            and r["reps_for_5pct"] and (r["ci_low"] < 1 / 1.05 or r["ci_high"] > 1.05)]
+    if wide:
+        md.append("- the A/A interval is wider than +-5 %% in %d of %d metrics; the repetitions "
+                  "a +-5 %% interval would need, from the spread of its log ratios:" % (
+                      len(wide), len(aa)))
+        md += ["  - %s, %s %s: %s from %d repetitions; about %d needed" % (
+            r["table"], r["benchmark"], r["metric"], fmt_ratio(r), r["n"], r["reps_for_5pct"])
+            for r in wide]
+    md.append("")
+    for t in tables:
+        rs = [r for r in main_r if r["table"] == t]
+        if rs:
+            md.append("- %s: rteo/teo better in %d, worse in %d, no difference shown in %d of %d." % (
+                t, *(sum(r["verdict"] == v for r in rs) for v in ("better", "worse", "no difference shown")),
+                len(rs)))
+    md.append("")
+    return md
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("outdir")
@@ -588,37 +624,8 @@ def main():
               "chance alone.\n" % (
                   RESAMPLES, SEED, " and ".join("%s %s" % k for k in sorted(INFO)), MIN_REPS))
 
-    md.append("## Where rteo loses to teo\n")
     main_r = [r for r in ratios if r["num"] == "rteo" and r["den"] == "teo"]
-    losses = [r for r in main_r if r["verdict"] == "worse"]
-    md += ["- %s, %s %s: rteo is worse than teo, ratio %s" % (
-        r["table"], r["benchmark"], r["metric"], fmt_ratio(r)) for r in losses] or \
-        ["- nowhere shown by this run"]
-    aa_r = [r for r in ratios if (r["num"], r["den"]) == AA and differs(r)]
-    if aa_r:
-        md.append("- the A/A control rteo-parity/teo excludes 1 in %d of %d metrics (about 1 in 20 "
-                  "by chance alone; more: the run's noise exceeds its intervals, or the parity "
-                  "mode is not teo):" % (len(aa_r), len(aa)))
-        md += ["  - %s, %s %s: %s" % (r["table"], r["benchmark"], r["metric"], fmt_ratio(r))
-               for r in aa_r]
-    wide = [r for r in ratios if (r["num"], r["den"]) == AA and r["n"] >= MIN_REPS
-            and (r["benchmark"], r["metric"]) not in INFO
-            and r["reps_for_5pct"] and (r["ci_low"] < 1 / 1.05 or r["ci_high"] > 1.05)]
-    if wide:
-        md.append("- the A/A interval is wider than +-5 %% in %d of %d metrics; the repetitions "
-                  "a +-5 %% interval would need, from the spread of its log ratios:" % (
-                      len(wide), len(aa)))
-        md += ["  - %s, %s %s: %s from %d repetitions; about %d needed" % (
-            r["table"], r["benchmark"], r["metric"], fmt_ratio(r), r["n"], r["reps_for_5pct"])
-            for r in wide]
-    md.append("")
-    for t in tables:
-        rs = [r for r in main_r if r["table"] == t]
-        if rs:
-            md.append("- %s: rteo/teo better in %d, worse in %d, no difference shown in %d of %d." % (
-                t, *(sum(r["verdict"] == v for r in rs) for v in ("better", "worse", "no difference shown")),
-                len(rs)))
-    md.append("")
+    md += losses_md(ratios, main_r, aa, tables)
 
     md.append("## Per table\n")
     plots = []

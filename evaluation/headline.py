@@ -478,68 +478,75 @@ def markdown(kernel, cmd, grows, srows, ka, per, order):
                 o["table"], o["workload"], o["metric"], o["numerator"], o["guest"], o["sim"]))
     p()
     for t in sorted({r["table"] for r in grows}):
-        p("## %s" % t)
-        p()
-        p("Guest (n: boots): x/teo")
-        p()
-        p("| workload | misses rteo | misses menu | energy rteo | energy menu |")
-        p("|---|---|---|---|---|")
-        for w in sorted({r["workload"] for r in grows if r["table"] == t} - {"heldout"}):
-            c = {(r["metric"], r["numerator"]): r for r in grows
-                 if r["table"] == t and r["workload"] == w}
-            p("| %s | %s | %s | %s | %s |" % (
-                w, fmt(c[("misses_per_entry", "rteo")]), fmt(c[("misses_per_entry", "menu")]),
-                fmt(c[("energy_uj", "rteo")]), fmt(c[("energy_uj", "menu")])))
-        p()
-        met = [w for w in sorted({r["workload"] for r in grows if r["table"] == t} - {"heldout"})
-               if all(r["value"] is not None and r["value"] <= lim for r in grows
-                      for m, lim in (("misses_per_entry", 0.80), ("energy_uj", 1.00))
-                      if (r["table"], r["workload"], r["metric"], r["numerator"]) ==
-                      (t, w, m, "rteo"))]
-        p("rteo's misses at most 0.80 of teo's with its energy at most 1.00 of teo's: %s"
-          % (", ".join(met) if met else "no workload"))
-        p()
-        c = {r["numerator"]: r for r in grows if r["table"] == t and
-             r["workload"] == "heldout" and r["metric"] == "energy_regret"}
-        p("Guest, held-out energy regret (each governor's own runs; its energy over the"
-          " optimum of its own periods, less 1; n: boots): teo %.4f, rteo %.4f, menu %.4f;"
-          " rteo/teo %s, menu/teo %s" % (
-              c["rteo"]["den_value"], c["rteo"]["num_value"], c["menu"]["num_value"],
-              fmt(c["rteo"]), fmt(c["menu"])))
-        p()
-        p("Simulator, held-out workloads together (n: traces): x/teo")
-        p()
-        p("| recorded under | misses rteo | misses menu | irq wake rteo | irq wake menu |"
-          " A/A |")
-        p("|---|---|---|---|---|---|")
-        for rec in RECORDED:
-            c = {(r["metric"], r["numerator"]): r for r in srows if r["table"] == t and
-                 r["workload"] == "heldout" and r["recorded_under"] == rec}
-            p("| %s | %s | %s | %s | %s | %s |" % (
-                rec, fmt(c[("misses_per_entry", "rteo")]), fmt(c[("misses_per_entry", "menu")]),
-                fmt(c[("irq_wake_us", "rteo")]), fmt(c[("irq_wake_us", "menu")]),
-                fmt(c[("misses_per_entry", "rteo-parity")])))
-        p()
-        p("Simulator, held-out energy regret (zero: the model's optimum; n: traces)")
-        p()
-        p("| recorded under | teo | rteo | menu | rteo/teo | menu/teo | A/A |")
-        p("|---|---|---|---|---|---|---|")
-        good = []
-        for rec in RECORDED:
-            c = {r["numerator"]: r for r in srows if r["table"] == t and
-                 r["workload"] == "heldout" and r["recorded_under"] == rec and
-                 r["metric"] == "energy_regret"}
-            p("| %s | %.4f | %.4f | %.4f | %s | %s | %s |" % (
-                rec, c["rteo"]["den_value"], c["rteo"]["num_value"], c["menu"]["num_value"],
-                fmt(c["rteo"]), fmt(c["menu"]), fmt(c["rteo-parity"])))
-            r = c["rteo"]
-            if (r["value"] is not None and r["value"] <= REGRET_AT_MOST
-                    and r["ci_high"] is not None and r["ci_high"] < 1):
-                good.append(rec)
-        p()
-        p("rteo's held-out energy regret at most %.2f of teo's, the interval below 1,"
-          " recorded under: %s" % (REGRET_AT_MOST, ", ".join(good) if good else "none"))
-        p()
+        table_markdown(t, grows, srows)
+
+
+def table_markdown(t, grows, srows):
+    """One table's part of the markdown: the guest's ratios, the
+    simulator's, and the held-out energy regret."""
+    p = print
+    p("## %s" % t)
+    p()
+    p("Guest (n: boots): x/teo")
+    p()
+    p("| workload | misses rteo | misses menu | energy rteo | energy menu |")
+    p("|---|---|---|---|---|")
+    for w in sorted({r["workload"] for r in grows if r["table"] == t} - {"heldout"}):
+        c = {(r["metric"], r["numerator"]): r for r in grows
+             if r["table"] == t and r["workload"] == w}
+        p("| %s | %s | %s | %s | %s |" % (
+            w, fmt(c[("misses_per_entry", "rteo")]), fmt(c[("misses_per_entry", "menu")]),
+            fmt(c[("energy_uj", "rteo")]), fmt(c[("energy_uj", "menu")])))
+    p()
+    met = [w for w in sorted({r["workload"] for r in grows if r["table"] == t} - {"heldout"})
+           if all(r["value"] is not None and r["value"] <= lim for r in grows
+                  for m, lim in (("misses_per_entry", 0.80), ("energy_uj", 1.00))
+                  if (r["table"], r["workload"], r["metric"], r["numerator"]) ==
+                  (t, w, m, "rteo"))]
+    p("rteo's misses at most 0.80 of teo's with its energy at most 1.00 of teo's: %s"
+      % (", ".join(met) if met else "no workload"))
+    p()
+    c = {r["numerator"]: r for r in grows if r["table"] == t and
+         r["workload"] == "heldout" and r["metric"] == "energy_regret"}
+    p("Guest, held-out energy regret (each governor's own runs; its energy over the"
+      " optimum of its own periods, less 1; n: boots): teo %.4f, rteo %.4f, menu %.4f;"
+      " rteo/teo %s, menu/teo %s" % (
+          c["rteo"]["den_value"], c["rteo"]["num_value"], c["menu"]["num_value"],
+          fmt(c["rteo"]), fmt(c["menu"])))
+    p()
+    p("Simulator, held-out workloads together (n: traces): x/teo")
+    p()
+    p("| recorded under | misses rteo | misses menu | irq wake rteo | irq wake menu |"
+      " A/A |")
+    p("|---|---|---|---|---|---|")
+    for rec in RECORDED:
+        c = {(r["metric"], r["numerator"]): r for r in srows if r["table"] == t and
+             r["workload"] == "heldout" and r["recorded_under"] == rec}
+        p("| %s | %s | %s | %s | %s | %s |" % (
+            rec, fmt(c[("misses_per_entry", "rteo")]), fmt(c[("misses_per_entry", "menu")]),
+            fmt(c[("irq_wake_us", "rteo")]), fmt(c[("irq_wake_us", "menu")]),
+            fmt(c[("misses_per_entry", "rteo-parity")])))
+    p()
+    p("Simulator, held-out energy regret (zero: the model's optimum; n: traces)")
+    p()
+    p("| recorded under | teo | rteo | menu | rteo/teo | menu/teo | A/A |")
+    p("|---|---|---|---|---|---|---|")
+    good = []
+    for rec in RECORDED:
+        c = {r["numerator"]: r for r in srows if r["table"] == t and
+             r["workload"] == "heldout" and r["recorded_under"] == rec and
+             r["metric"] == "energy_regret"}
+        p("| %s | %.4f | %.4f | %.4f | %s | %s | %s |" % (
+            rec, c["rteo"]["den_value"], c["rteo"]["num_value"], c["menu"]["num_value"],
+            fmt(c["rteo"]), fmt(c["menu"]), fmt(c["rteo-parity"])))
+        r = c["rteo"]
+        if (r["value"] is not None and r["value"] <= REGRET_AT_MOST
+                and r["ci_high"] is not None and r["ci_high"] < 1):
+            good.append(rec)
+    p()
+    p("rteo's held-out energy regret at most %.2f of teo's, the interval below 1,"
+      " recorded under: %s" % (REGRET_AT_MOST, ", ".join(good) if good else "none"))
+    p()
 
 
 if __name__ == "__main__":

@@ -44,6 +44,30 @@ import sys
 from evaluation import bench_report, fidelity, paths, trace2corpus
 
 
+def replay_idle(runs, outdir, binary):
+    """Each idle run's trace replayed under its own governor: (table,
+    governor) -> repetition -> (traced energy, optimum, periods, window
+    energy, oracle), and the problems met."""
+    data, problems = {}, []
+    for r in runs:
+        work, rep = trace2corpus.split_rep(r["workload"])
+        if work != "idle":
+            continue
+        name = "%s.%s.%s" % (r["table"], r["workload"], r["governor"])
+        if r.get("energy_uj") is None:
+            problems.append("%s: no record-energy line" % name)
+            continue
+        trace = os.path.join(outdir, "corpus", r["set"], name + ".trace")
+        sim, err = fidelity.replay(binary, trace, r["table"], r["governor"], [])
+        if sim is None:
+            problems.append("%s: replay failed: %s" % (name, err))
+            continue
+        data.setdefault((r["table"], r["governor"]), {})[rep] = (
+            fidelity.traced_energy(r, sim), float(sim["optimum_energy_uj"]), int(sim["periods"]),
+            float(r["energy_uj"]), float(sim["oracle_energy_uj"]))
+    return data, problems
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("log")
@@ -56,25 +80,7 @@ def main(argv=None):
                    check=True, env=paths.module_env())
     with open(os.path.join(args.outdir, "guest-idle.json")) as f:
         runs = json.load(f)["runs"]
-    binary = paths.simulator(args.sim)
-    # (table, governor) -> rep -> (traced energy, optimum, periods, window energy, oracle)
-    data, problems = {}, []
-    for r in runs:
-        work, rep = trace2corpus.split_rep(r["workload"])
-        if work != "idle":
-            continue
-        name = "%s.%s.%s" % (r["table"], r["workload"], r["governor"])
-        if r.get("energy_uj") is None:
-            problems.append("%s: no record-energy line" % name)
-            continue
-        trace = os.path.join(args.outdir, "corpus", r["set"], name + ".trace")
-        sim, err = fidelity.replay(binary, trace, r["table"], r["governor"], [])
-        if sim is None:
-            problems.append("%s: replay failed: %s" % (name, err))
-            continue
-        data.setdefault((r["table"], r["governor"]), {})[rep] = (
-            fidelity.traced_energy(r, sim), float(sim["optimum_energy_uj"]), int(sim["periods"]),
-            float(r["energy_uj"]), float(sim["oracle_energy_uj"]))
+    data, problems = replay_idle(runs, args.outdir, paths.simulator(args.sim))
     if not data:
         problems.append("no idle traces in %s" % args.log)
     out = {"log": os.path.basename(args.log), "problems": problems, "governors": [], "tables": []}
