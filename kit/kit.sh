@@ -90,8 +90,7 @@ check_config() {
 	echo "kit: $1: ok: kit/$1.config survives olddefconfig on $DEFCONFIG ($want options set, $off off)"
 }
 
-readme() { # ARCH: README.txt
-	local arch=$1 board load mods
+readme_board() { # ARCH: sets the README's board, load and mods (readme's locals)
 	case "$arch" in
 	x86_64)
 		board="an x86_64 machine.  No driver of the project replaces intel_idle or
@@ -130,6 +129,11 @@ registers at boot, one driver per CPU.  Check with
    hardware)"
 		mods="rust_pm_qos_cpu.ko" ;;
 	esac
+}
+
+readme() { # ARCH: README.txt
+	local arch=$1 board load mods
+	readme_board "$arch"
 	cat <<EOF
 rcpuidle kit for $arch
 $(printf '%*s' $((17 + ${#arch})) '' | tr ' ' =)
