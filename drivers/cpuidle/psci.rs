@@ -18,7 +18,6 @@
 //! stays registered while it is offline.
 
 use kernel::{
-    bindings,
     cpu::{self, CpuId},
     cpuidle::{
         Enter,

@@ -45,10 +45,7 @@ use kernel::{
         Dir,
         File, //
     },
-    ffi::{
-        c_char,
-        c_int, //
-    },
+    ffi::c_char,
     fmt,
     prelude::*, //
 };
