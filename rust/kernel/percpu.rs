@@ -54,20 +54,26 @@ unsafe impl<T: Send + Sync> Sync for PerCpu<T> {}
 impl<T: Default> PerCpu<T> {
     /// Allocates a `T` for every possible CPU, each `T::default()`.
     ///
-    /// Fails to compile if a `T` is larger than [`MAX_SIZE`]; returns
-    /// `ENOMEM` if the allocation fails.
+    /// Fails to compile if a `T` is larger than [`MAX_SIZE`] or aligned
+    /// to more than a page (what `__alloc_percpu()` refuses, with a
+    /// warning); returns `ENOMEM` if the allocation fails.
     pub fn new() -> Result<Self> {
         const {
             assert!(
                 core::mem::size_of::<T>() <= MAX_SIZE,
                 "per-CPU data too large"
-            )
+            );
+            assert!(
+                core::mem::align_of::<T>() <= crate::page::PAGE_SIZE,
+                "per-CPU data aligned to more than a page"
+            );
         };
         let nr = nr_cpu_ids() as usize;
         let mut cpus = KVVec::with_capacity(nr, GFP_KERNEL)?;
         let size = core::mem::size_of::<T>().max(1);
-        // SAFETY: `size` is in `1..=MAX_SIZE`; the alignment of a type is a
-        // power of two.
+        // SAFETY: `__alloc_percpu()` takes a size in `1..=MAX_SIZE` and a
+        // power-of-two alignment of at most a page: `size` is, and so is the
+        // alignment of a type, bounded above.
         let p = unsafe { bindings::__alloc_percpu(size, core::mem::align_of::<T>()) };
         let base = NonNull::new(p.cast::<T>()).ok_or(ENOMEM)?;
         // SAFETY: `__cpu_possible_mask` is a valid, static mask.
