@@ -181,8 +181,8 @@ fi
 # against crafted logs (with the kernel's kunit_parser.py), the
 # evaluation's programs against crafted inputs of known answers; then
 # flake8 and mypy over the Python of pipeline/, evaluation/ and verdict/,
-# shellcheck over the shell of pipeline/ (the guest's /init included),
-# evaluation/, verdict/, kit/ and the cpuidle selftests
+# and the shell of pipeline/ (the guest's /init included), evaluation/,
+# verdict/, kit/ and the cpuidle selftests through shellcheck
 out=$(cd "$TOP" && /usr/bin/python3 -m pytest -q -rf 2>&1)
 np=$(echo "$out" | tail -n 1 | sed -nE 's/^(.*[^0-9])?([0-9]+) passed.*/\2/p')
 nf=$(echo "$out" | tail -n 1 | grep -oE '[0-9]+ (failed|errors?)' | awk '{ n += $1 } END { print n }')
