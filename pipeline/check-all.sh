@@ -6,7 +6,8 @@
 # make -k -j: each as soon as what it needs is done), each writes its
 # result.json (pipeline/part.sh: status, counts, first failure, CPU and
 # wall seconds), and pipeline/summary.py prints every part's output and
-# the total from those files alone.  The results stay in
+# the total from those files alone.  The boots take one of as many
+# guest slots as there are CPUs (pipeline/check.sh).  The results stay in
 # $RCPUIDLE_CACHE/check (PART.json, PART.log) until the next run.
 #
 # The run keeps to a budget: RCPUIDLE_CHECK_BUDGET seconds (default 5100,
@@ -21,6 +22,8 @@ rm -rf "$res"
 mkdir -p "$res"
 cpustat() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9; exit}' /proc/stat; }
 cpu0=$(cpustat)
-make -s -k -j -f "$TOP/pipeline/check.mk" RESULTS="$res" ARCHES="$*" >&2
+mkdir -p "$res/guest-slots"
+RCPUIDLE_GUEST_SLOTS=$res/guest-slots \
+	make -s -k -j -f "$TOP/pipeline/check.mk" RESULTS="$res" ARCHES="$*" >&2
 # shellcheck disable=SC2046 # four numbers
 python3 "$TOP/pipeline/summary.py" "$res" "$@" --cpu $cpu0 $(cpustat)

@@ -45,6 +45,28 @@ echo "check: $name: booting (TCG, 2 vCPUs; console log $logs/$name-check.log)"
 # the same however many guests share the host's CPUs) and its command line
 cpu=$(python3 "$TOP/verdict/testlist.py" "$tests" cpu-limit) || die "cannot read $tests"
 cmdline=$(python3 "$TOP/verdict/testlist.py" "$tests" cmdline)
+# One of as many guest slots as the host has CPUs (RCPUIDLE_GUEST_SLOTS:
+# their directory; make check's), held until this boot ends: never more
+# guests at once than cores, so that no guest crawls while four others
+# and the builds share two cores (its kernel's own clock, and what runs
+# on it, would then see another machine).  A free slot if there is one,
+# else the wait for the slot of this boot's name.
+if [ -n "${RCPUIDLE_GUEST_SLOTS:-}" ]; then
+	n=$(nproc)
+	got=
+	for i in $(seq 1 "$n"); do
+		exec {slot}>"$RCPUIDLE_GUEST_SLOTS/$i"
+		if flock -n "$slot"; then got=$i; break; fi
+		exec {slot}>&-
+	done
+	if [ -z "$got" ]; then
+		got=$(($(echo "$name" | cksum | cut -d' ' -f1) % n + 1))
+		exec {slot}>"$RCPUIDLE_GUEST_SLOTS/$got"
+		echo "check: $name: waiting for guest slot $got of $n"
+		flock "$slot"
+	fi
+	echo "check: $name: guest slot $got of $n"
+fi
 # (arm64: QEMU logs the PSCI calls it handles, counted below)
 qlog=
 [ "$arch" != arm64 ] || { qlog=$logs/$name-qemu.log; rm -f "$qlog"; }

@@ -7,6 +7,7 @@
 
 DIR=$(dirname "$0")
 . "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/cpuidle_lib.sh"
 
 SYS=/sys/devices/system/cpu
 DEV=/dev/cpu_dma_latency

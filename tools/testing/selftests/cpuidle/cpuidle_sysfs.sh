@@ -12,6 +12,7 @@
 
 DIR=$(dirname "$0")
 . "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/cpuidle_lib.sh"
 
 SYS=/sys/devices/system/cpu
 ktap_print_header
