@@ -9,9 +9,7 @@
 use crate::{
     bar,
     corpus::{Corpus, CorpusOpts, Set},
-    reports,
-    simcore::Core,
-    targets,
+    reports, targets,
 };
 use std::process::ExitCode;
 
@@ -32,13 +30,8 @@ pub(crate) struct CheckArgs {
 /// Runs the corpus, prints its headline table and the bar, and writes the
 /// baseline or ratchets against it.
 pub(crate) fn main(args: &CheckArgs) -> ExitCode {
-    let mut core = Core::lock();
-    let corpus = match Corpus::run(&mut core, &args.corpus) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("cpuidle-sim: {e}");
-            return ExitCode::FAILURE;
-        }
+    let Some(corpus) = Corpus::run_or_report(&args.corpus) else {
+        return ExitCode::FAILURE;
     };
     reports::breakdown_if_asked(&corpus.rows);
     let parity = targets::parity(&corpus.rows);

@@ -148,6 +148,16 @@ pub(crate) struct Corpus {
 impl Corpus {
     /// Every governor on every trace of the corpus `opts` names, on every
     /// table.
+    /// [`Corpus::run`] under the simulated core's lock, for the commands
+    /// that start from it (`run`, `check`): the error printed, `None`, if
+    /// it fails.
+    pub(crate) fn run_or_report(opts: &CorpusOpts) -> Option<Corpus> {
+        let mut core = Core::lock();
+        Corpus::run(&mut core, opts)
+            .map_err(|e| eprintln!("cpuidle-sim: {e}"))
+            .ok()
+    }
+
     pub(crate) fn run(core: &mut Core, opts: &CorpusOpts) -> Result<Corpus, String> {
         let tabs = tables();
         let recorded = load_corpus(&opts.corpus).map_err(|e| format!("corpus: {e}"))?;

@@ -8,9 +8,7 @@
 
 use crate::{
     corpus::{Corpus, CorpusOpts, Set},
-    model, reports,
-    simcore::Core,
-    targets,
+    model, reports, targets,
 };
 use std::process::ExitCode;
 
@@ -35,13 +33,8 @@ pub(crate) struct RunArgs {
 
 /// Runs the corpus, prints the tuning set's table and writes the reports.
 pub(crate) fn main(args: &RunArgs) -> ExitCode {
-    let mut core = Core::lock();
-    let corpus = match Corpus::run(&mut core, &args.corpus) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("cpuidle-sim: {e}");
-            return ExitCode::FAILURE;
-        }
+    let Some(corpus) = Corpus::run_or_report(&args.corpus) else {
+        return ExitCode::FAILURE;
     };
     reports::breakdown_if_asked(&corpus.rows);
     // rteo in parity mode must score exactly as teo.c: same decisions, on
