@@ -5,9 +5,9 @@
 # QEMU dumps the tree it would give the guest (-machine virt,dumpdtb=, with
 # the boot's own -cpu, -smp and -m, passed as QEMU-ARGS), the kernel's dtc
 # (from the arm64 build) turns it into source, and configs/
-# arm64-idle-states.dts, compiled on top of it, adds the idle-states node
-# and each CPU's cpu-idle-states.  QEMU leaves the /psci node of a tree it
-# is given (-dtb) alone.
+# arm64-idle-states.dts, compiled on top of it, adds the idle states, a
+# CPU power domain, and each CPU's cpu-idle-states or power-domains.  QEMU
+# replaces the /psci node of a tree it is given (-dtb) with its own.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 out=$1

@@ -76,7 +76,8 @@ rc=$?
 psci=0
 if [ -n "$qlog" ]; then
 	# Every entry of a PSCI state the guest counted (usage, or rejected:
-	# QEMU's power-down returns without resuming) must be a CPU_SUSPEND
+	# QEMU's power-down returns without resuming; s2idle: suspend-to-idle's
+	# entries, counted apart) must be a CPU_SUSPEND
 	# call QEMU handled; QEMU's count has, besides, the few calls of the
 	# boot, of cpu1's offline/online cycles and of the idle periods after
 	# the guest's last reading: at most 2 % + 200 more.
@@ -85,16 +86,17 @@ if [ -n "$qlog" ]; then
 	# QEMU's "handled as PSCI call" line, so those are not counted)
 	calls=$(grep -c '^Taking exception 11 \[Hypervisor Call\]' "$qlog" 2>/dev/null)
 	entries=$(awk '$1 == "rcpuidle-counters:" && $3 != "state0" {
-		split($5, u, "="); split($6, r, "="); n += u[2] + r[2]; seen = 1 }
+		split($5, u, "="); split($6, r, "="); split($7, s, "=")
+		n += u[2] + r[2] + s[2]; seen = 1 }
 		END { if (seen) print n }' "$logs/$name-check.log")
 	if [ -z "$entries" ] || [ "${calls:-0}" = 0 ]; then
 		echo "check: $name: PSCI calls: RED: no counters from the guest (${entries:-none}) or no QEMU log of PSCI calls (${calls:-none}, $qlog)"
 		psci=1
 	elif [ "$calls" -lt "$entries" ] || [ "$calls" -gt $((entries + entries / 50 + 200)) ]; then
-		echo "check: $name: PSCI calls: RED: QEMU handled $calls, the guest counted $entries entries of its PSCI states (usage + rejected)"
+		echo "check: $name: PSCI calls: RED: QEMU handled $calls, the guest counted $entries entries of its PSCI states (usage + rejected + s2idle)"
 		psci=1
 	else
-		echo "check: $name: PSCI calls: QEMU handled $calls, the guest counted $entries entries of its PSCI states (usage + rejected): $((calls - entries)) calls besides"
+		echo "check: $name: PSCI calls: QEMU handled $calls, the guest counted $entries entries of its PSCI states (usage + rejected + s2idle): $((calls - entries)) calls besides"
 	fi
 	[ -n "${RCPUIDLE_KEEP_QEMU_LOG:-}" ] || rm -f "$qlog"
 fi

@@ -1,16 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! PSCI cpuidle driver, flat (platform-coordinated) layout.
+//! PSCI cpuidle driver, platform-coordinated mode.
 //!
-//! A Rust counterpart of `cpuidle-psci.c` without PSCI power domains or
-//! OS-initiated mode.  Each CPU whose DT node says `enable-method = "psci"`
-//! gets a driver of its own (`psci_idle`, for that CPU's mask): state 0 is
-//! WFI, and each node of the CPU's `cpu-idle-states` that is enabled
-//! becomes a state entered with PSCI CPU_SUSPEND and the node's
-//! `arm,psci-suspend-param` (checked in `psci_states.rs`).  CPUs may have
-//! different states.  A malformed node refuses the driver on every CPU,
-//! with a message naming the CPU, the node and what is wrong; no DT idle
-//! states at all means no driver (`ENODEV`), as in C.
+//! A Rust counterpart of `cpuidle-psci.c` without OS-initiated mode (and
+//! so without the PSCI power-domain driver).  Each present CPU whose DT
+//! node says `enable-method = "psci"` gets a driver of its own
+//! (`psci_idle`, for that CPU's mask): state 0 is WFI, and each enabled
+//! idle-state node the CPU has becomes a state entered with PSCI
+//! CPU_SUSPEND and the node's `arm,psci-suspend-param` (checked in
+//! `psci_states.rs`), for idle and for suspend-to-idle.  The nodes are
+//! found as C finds them (`of_get_cpu_state_node()`): through the CPU's
+//! power domain (`power-domains`, then `domain-idle-states`) or else its
+//! `cpu-idle-states`; CPUs may have different states.  As in C, every
+//! present CPU must be a PSCI CPU with states, or there is no driver
+//! (`ENODEV`, quietly: ACPI and spin-table systems have none); a malformed
+//! node refuses the driver on every CPU, with a message naming the CPU,
+//! the node and what is wrong.  What C registers with a warning (more
+//! states than cpuidle holds, an exit latency above the target residency,
+//! two states of one name), this driver registers with a warning too.
+//! Every CPU's table is read and checked before any driver registers.
 //!
 //! The driver is built in: the entry routines (`psci_enter.c`) call
 //! `psci_cpu_suspend_enter()`, which is not exported.  CPU hotplug goes
@@ -20,6 +28,7 @@
 use kernel::{
     cpu::{self, CpuId},
     cpuidle::{
+        self,
         Enter,
         EnterFn,
         Flag,
@@ -28,10 +37,7 @@ use kernel::{
         State, //
     },
     cpumask::CpumaskVar,
-    device::property::{
-        FwNode,
-        NArgs, //
-    },
+    device::property::FwNode,
     ffi::c_int,
     prelude::*,
     str::CString,
@@ -148,22 +154,8 @@ fn report(cpu: CpuId, nodes: &[Read], e: DtError) {
             index,
             "has neither wakeup-latency-us nor entry-latency-us and exit-latency-us",
         ),
-        DtError::LatencyOverflow { index } => (
-            index,
-            "has entry-latency-us + exit-latency-us above 2^32 us",
-        ),
         DtError::NoResidency { index } => (index, "has no min-residency-us"),
         DtError::NoName { index } => (index, "has no name"),
-        DtError::TooMany { count } => {
-            pr_err!(
-                "CPU{}: more than {} enabled idle states ({} read): cpuidle holds WFI and {}\n",
-                cpu.as_u32(),
-                MAX_DT_STATES,
-                count,
-                MAX_DT_STATES
-            );
-            return;
-        }
     };
     pr_err!(
         "CPU{}: idle state {} ({}) {}\n",
@@ -177,31 +169,16 @@ fn report(cpu: CpuId, nodes: &[Read], e: DtError) {
 /// Reads and checks `cpu`'s idle states.
 fn cpu_table(cpu: CpuId, format: Format) -> Result<Table> {
     if !psci_rs_enable_method_psci(cpu.as_u32()) {
-        pr_err!("CPU{}: enable-method is not \"psci\"\n", cpu.as_u32());
+        // As in C: not an error, and no message (no node: ACPI).
+        pr_debug!("CPU{}: enable-method is not \"psci\"\n", cpu.as_u32());
         return Err(ENODEV);
     }
-    let node = cpu::fwnode(cpu).ok_or_else(|| {
-        pr_err!("CPU{}: no device tree node\n", cpu.as_u32());
-        ENODEV
-    })?;
-    // One more than allowed is read, so that too many is seen as such.
+    // The whole list, as C walks it; parse() stops where cpuidle is full.
     let mut read = KVec::new();
-    for i in 0..=MAX_DT_STATES as u32 + 1 {
-        let args = match node.property_get_reference_args(c"cpu-idle-states", NArgs::N(0), i) {
-            Ok(a) => a,
-            Err(e) if e == ENOENT => break,
-            Err(e) => {
-                pr_err!(
-                    "CPU{}: cpu-idle-states entry {}: {:?}\n",
-                    cpu.as_u32(),
-                    i,
-                    e
-                );
-                return Err(EINVAL);
-            }
-        };
-        let st = args.fwnode().ok_or(EINVAL)?;
-        read.push(read_node(st)?, GFP_KERNEL)?;
+    let mut i = 0;
+    while let Some(st) = cpu::idle_state_fwnode(cpu, i) {
+        read.push(read_node(&st)?, GFP_KERNEL)?;
+        i += 1;
     }
     let mut nodes = KVec::with_capacity(read.len(), GFP_KERNEL)?;
     for r in read.iter() {
@@ -222,6 +199,24 @@ fn cpu_table(cpu: CpuId, format: Format) -> Result<Table> {
             );
             return Err(EINVAL);
         }
+        if s.latency_saturated {
+            pr_warn!(
+                "CPU{}: idle state {} ({}): entry-latency-us + exit-latency-us above 2^32 us, \
+                 exit latency {} us\n",
+                cpu.as_u32(),
+                s.index,
+                read.get(s.index).map_or(c"?", |r| &*r.name),
+                s.exit_latency_us
+            );
+        }
+    }
+    if table.truncated {
+        pr_warn!(
+            "CPU{}: more than {} enabled idle states: the first {} registered\n",
+            cpu.as_u32(),
+            MAX_DT_STATES,
+            MAX_DT_STATES
+        );
     }
     if table.disabled > 0 {
         pr_info!(
@@ -234,7 +229,7 @@ fn cpu_table(cpu: CpuId, format: Format) -> Result<Table> {
 }
 
 /// The states of one CPU's driver: WFI, then the table's.
-fn states(cpu: CpuId, table: &Table) -> Result<KVec<State>> {
+fn states(table: &Table) -> Result<KVec<State>> {
     // SAFETY: `psci_rs_enter_wfi` is a `__cpuidle` C function that runs
     // WFI with IRQs off and returns the index it was given, leaving RCU to
     // the core (`EnterFn::new`).
@@ -244,15 +239,18 @@ fn states(cpu: CpuId, table: &Table) -> Result<KVec<State>> {
     // -1; `psci_cpu_suspend_enter()` calls `ct_cpuidle_enter()` and
     // `ct_cpuidle_exit()` around the firmware call itself (or arm64's
     // `cpu_suspend()` does), so the state is RCU_IDLE (`new_rcu_idle`).
-    let deep = unsafe { EnterFn::new_rcu_idle(psci_rs_enter_state) };
+    // It never enables IRQs (`cpu_pm_enter()`/`_exit()` run the notifiers
+    // with IRQs off; `cpu_suspend()` restores the DAIF mask it found) and
+    // leaves the clock event devices alone, as `enter_s2idle` requires
+    // (`also_s2idle`): `dt_idle_states.c` gives C's `psci_enter_idle_state`
+    // both roles for the same reasons.
+    let deep = unsafe { EnterFn::new_rcu_idle(psci_rs_enter_state).also_s2idle() };
     let mut out = KVec::with_capacity(table.len() + 1, GFP_KERNEL)?;
     out.push(
         State::new(c"WFI", c"ARM WFI", 1, 1, Enter::C(wfi)),
         GFP_KERNEL,
     )?;
-    for (i, s) in table.states().enumerate() {
-        let index = i as u32 + 1;
-        kernel::error::to_result(psci_rs_set_param(cpu.as_u32(), index, s.param))?;
+    for s in table.states() {
         let name = CStr::from_bytes_with_nul(s.name_with_nul()).map_err(|_| EINVAL)?;
         let desc = CStr::from_bytes_with_nul(s.desc_with_nul()).map_err(|_| EINVAL)?;
         let mut state = State::new(
@@ -269,6 +267,9 @@ fn states(cpu: CpuId, table: &Table) -> Result<KVec<State>> {
     }
     Ok(out)
 }
+
+/// The name of every CPU's driver, as in C.
+const DRIVER: &CStr = c"psci_idle";
 
 struct PsciIdle {
     _drivers: KVec<Registration>,
@@ -288,8 +289,13 @@ impl kernel::Module for PsciIdle {
         } else {
             Format::Original
         };
-        let cpus = || (0..cpu::nr_cpu_ids()).filter_map(CpuId::from_u32);
-        // Every CPU is checked before any driver registers.
+        let cpus = || {
+            (0..cpu::nr_cpu_ids())
+                .filter_map(CpuId::from_u32)
+                .filter(|&c| cpu::present(c))
+        };
+        // Every CPU's states are read and checked before any driver
+        // registers, so that none registers only to be unregistered.
         let mut tables = KVec::new();
         for cpu in cpus() {
             tables.push((cpu, cpu_table(cpu, format)?), GFP_KERNEL)?;
@@ -308,14 +314,24 @@ impl kernel::Module for PsciIdle {
             }
             return Err(EINVAL);
         }
+        let mut all_states = KVec::with_capacity(tables.len(), GFP_KERNEL)?;
+        for (_, table) in tables.iter() {
+            let states = states(table)?;
+            // Registration logs the warnings.
+            cpuidle::validate(DRIVER, &states)?;
+            all_states.push(states, GFP_KERNEL)?;
+        }
         let mut drivers = KVec::with_capacity(tables.len(), GFP_KERNEL)?;
-        for (cpu, table) in tables.iter() {
-            let states = states(*cpu, table)?;
+        for ((cpu, table), states) in tables.iter().zip(all_states.iter()) {
+            for (i, s) in table.states().enumerate() {
+                let index = i as u32 + 1;
+                kernel::error::to_result(psci_rs_set_param(cpu.as_u32(), index, s.param))?;
+            }
             let mut mask = CpumaskVar::new_zero(GFP_KERNEL)?;
             mask.set(*cpu);
             let reg = Registration::new(
-                c"psci_idle",
-                &states,
+                DRIVER,
+                states,
                 Options {
                     governor: None,
                     cpumask: Some(mask),

@@ -12,10 +12,14 @@
 //! CPU_SUSPEND `power_state`, which must fit the firmware's format (the
 //! original one of PSCI 0.2, or the extended one PSCI 1.0 may announce).
 //! The state is named after its node (without unit address) and described
-//! by `idle-state-name`.  Three differences, each an error where the C
-//! code goes on: more states than cpuidle holds (C keeps the first ones),
-//! an entry + exit latency that overflows 32 bits (C wraps), and a node
-//! whose name is empty.
+//! by `idle-state-name`.  More enabled states than cpuidle holds: the
+//! first ones are kept and the rest not read, as in C (the driver warns).
+//! Two differences: an entry + exit latency that overflows 32 bits is
+//! saturated where C wraps (the driver warns), and a node whose name is
+//! empty (which dtc does not produce) is an error.  The CPU_SUSPEND
+//! parameter is that of each enabled state's own node: C takes it by
+//! position in the list, disabled nodes included, and gives the states
+//! after a disabled one the parameter of the node before.
 //!
 //! This file is pure: no kernel calls, no allocation, no panics on any
 //! input.  The driver (`psci.rs`), its KUnit suite, the host tests and the
@@ -123,11 +127,6 @@ pub enum Error {
         /// Position in `cpu-idle-states`.
         index: usize,
     },
-    /// `entry-latency-us` + `exit-latency-us` overflows 32 bits.
-    LatencyOverflow {
-        /// Position in `cpu-idle-states`.
-        index: usize,
-    },
     /// No `min-residency-us`.
     NoResidency {
         /// Position in `cpu-idle-states`.
@@ -137,11 +136,6 @@ pub enum Error {
     NoName {
         /// Position in `cpu-idle-states`.
         index: usize,
-    },
-    /// More enabled states than cpuidle holds after WFI.
-    TooMany {
-        /// Enabled states counted so far (at least `MAX_DT_STATES + 1`).
-        count: usize,
     },
 }
 
@@ -158,6 +152,9 @@ pub struct DtState {
     pub timer_stop: bool,
     /// The parameter's type is power-down.
     pub power_down: bool,
+    /// `entry-latency-us` + `exit-latency-us` overflowed 32 bits and
+    /// `exit_latency_us` was saturated.
+    pub latency_saturated: bool,
     /// Position in `cpu-idle-states`.
     pub index: usize,
     name: [u8; NAME_LEN],
@@ -198,6 +195,8 @@ pub struct Table {
     len: usize,
     /// Disabled nodes skipped.
     pub disabled: usize,
+    /// An enabled node was left out: cpuidle holds no more states.
+    pub truncated: bool,
 }
 
 impl Table {
@@ -223,13 +222,15 @@ impl Table {
 }
 
 fn state(index: usize, n: &Node<'_>, format: Format) -> Result<DtState, Error> {
-    let exit_latency_us = match (n.wakeup_latency_us, n.entry_latency_us, n.exit_latency_us) {
-        (Some(w), _, _) => w,
-        (None, Some(entry), Some(exit)) => entry
-            .checked_add(exit)
-            .ok_or(Error::LatencyOverflow { index })?,
-        _ => return Err(Error::NoLatency { index }),
-    };
+    let (exit_latency_us, latency_saturated) =
+        match (n.wakeup_latency_us, n.entry_latency_us, n.exit_latency_us) {
+            (Some(w), _, _) => (w, false),
+            (None, Some(entry), Some(exit)) => (
+                entry.saturating_add(exit),
+                entry.checked_add(exit).is_none(),
+            ),
+            _ => return Err(Error::NoLatency { index }),
+        };
     let target_residency_us = n.min_residency_us.ok_or(Error::NoResidency { index })?;
     let param = n.psci_param.ok_or(Error::NoParam { index })?;
     let mask = format.mask();
@@ -246,19 +247,22 @@ fn state(index: usize, n: &Node<'_>, format: Format) -> Result<DtState, Error> {
         target_residency_us,
         timer_stop: n.local_timer_stop,
         power_down: format.power_down(param),
+        latency_saturated,
         index,
         name: copy_str(base),
         desc: copy_str(n.idle_state_name.unwrap_or(base)),
     })
 }
 
-/// Checks a CPU's `cpu-idle-states` nodes, in order, and builds its table.
-/// The first bad node refuses the whole CPU, as in the C driver.
+/// Checks a CPU's idle-state nodes, in order, and builds its table.  The
+/// first bad node refuses the whole CPU, as in the C driver; nodes after
+/// the last state cpuidle holds are not checked, as in C.
 pub fn parse(nodes: &[Node<'_>], format: Format) -> Result<Table, Error> {
     let mut t = Table {
         states: [None; MAX_DT_STATES],
         len: 0,
         disabled: 0,
+        truncated: false,
     };
     for (index, n) in nodes.iter().enumerate() {
         if !n.compatible {
@@ -268,11 +272,11 @@ pub fn parse(nodes: &[Node<'_>], format: Format) -> Result<Table, Error> {
             t.disabled += 1;
             continue;
         }
-        let s = state(index, n, format)?;
         if t.len == MAX_DT_STATES {
-            return Err(Error::TooMany { count: t.len + 1 });
+            t.truncated = true;
+            break;
         }
-        t.states[t.len] = Some(s);
+        t.states[t.len] = Some(state(index, n, format)?);
         t.len += 1;
     }
     Ok(t)
@@ -318,7 +322,7 @@ mod tests {
         assert_eq!(t.len(), 2);
         let mut it = t.states();
         let Some(r) = it.next() else {
-            return Err(Error::TooMany { count: 0 });
+            return Err(Error::NoName { index: 0 });
         };
         assert_eq!(
             (r.param, r.exit_latency_us, r.target_residency_us),
@@ -328,7 +332,7 @@ mod tests {
         assert_eq!(r.name_with_nul(), b"cpu-retention\0");
         assert_eq!(r.desc_with_nul(), b"cpu-retention\0");
         let Some(p) = it.next() else {
-            return Err(Error::TooMany { count: 1 });
+            return Err(Error::NoName { index: 1 });
         };
         // wakeup-latency-us wins over entry + exit; the unit address goes
         assert_eq!((p.exit_latency_us, p.target_residency_us), (250, 1000));
@@ -388,17 +392,23 @@ mod tests {
             parse(&[n], Format::Original),
             Err(Error::NotIdleState { index: 0 })
         );
-        let mut n = good(b"@0", 1);
+        let n = good(b"@0", 1);
         assert_eq!(
             parse(&[n], Format::Original),
             Err(Error::NoName { index: 0 })
         );
-        n.name = b"x";
+    }
+
+    #[test]
+    fn latency_overflow_saturates() -> Result<(), Error> {
+        let mut n = good(b"x", 1);
         n.entry_latency_us = Some(u32::MAX);
-        assert_eq!(
-            parse(&[n], Format::Original),
-            Err(Error::LatencyOverflow { index: 0 })
-        );
+        let t = parse(&[n, good(b"y", 2)], Format::Original)?;
+        let mut it = t.states();
+        let first = it.next().map(|s| (s.exit_latency_us, s.latency_saturated));
+        assert_eq!(first, Some((u32::MAX, true)));
+        assert_eq!(it.next().map(|s| s.latency_saturated), Some(false));
+        Ok(())
     }
 
     #[test]
@@ -427,16 +437,22 @@ mod tests {
         for (n, name) in nodes.iter_mut().zip(names) {
             *n = good(name, 1);
         }
-        assert!(parse(&nodes[..MAX_DT_STATES], Format::Original).is_ok());
-        assert_eq!(
-            parse(&nodes[..MAX_DT_STATES + 1], Format::Original),
-            Err(Error::TooMany {
-                count: MAX_DT_STATES + 1
-            })
-        );
-        // a disabled tenth state leaves nine
+        let nine = parse(&nodes[..MAX_DT_STATES], Format::Original);
+        assert_eq!(nine.map(|t| (t.len(), t.truncated)), Ok((9, false)));
+        // as in C, the first nine are kept and the tenth is not read: a
+        // malformed node there does not refuse the CPU
+        nodes[MAX_DT_STATES].psci_param = None;
+        let ten = parse(&nodes, Format::Original);
+        assert_eq!(ten.map(|t| (t.len(), t.truncated)), Ok((9, true)));
+        // a node there that is no idle state refuses it, as in C
+        nodes[MAX_DT_STATES].compatible = false;
+        let bad = parse(&nodes, Format::Original);
+        assert_eq!(bad, Err(Error::NotIdleState { index: 9 }));
+        // a disabled tenth state leaves nine, none left out
+        nodes[MAX_DT_STATES].compatible = true;
         nodes[MAX_DT_STATES].available = false;
-        assert!(parse(&nodes[..MAX_DT_STATES + 1], Format::Original).is_ok());
+        let t = parse(&nodes[..MAX_DT_STATES + 1], Format::Original);
+        assert_eq!(t.map(|t| (t.len(), t.truncated)), Ok((9, false)));
     }
 
     #[test]
@@ -455,7 +471,7 @@ mod tests {
         n.idle_state_name = Some(b"a description longer than thirty-one bytes");
         let t = parse(&[n], Format::Original)?;
         let Some(s) = t.states().next() else {
-            return Err(Error::TooMany { count: 0 });
+            return Err(Error::NoName { index: 0 });
         };
         assert_eq!(s.name_with_nul(), b"a-very-long-idl\0");
         assert_eq!(s.desc_with_nul(), b"a description longer than thirt\0");

@@ -106,7 +106,8 @@ check)
 	for d in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*; do
 		[ -r "$d/usage" ] || continue
 		c=${d#/sys/devices/system/cpu/}
-		echo "rcpuidle-counters: ${c%%/*} ${d##*/} $(cat "$d/name") usage=$(cat "$d/usage") rejected=$(cat "$d/rejected")"
+		s2=$(cat "$d/s2idle/usage" 2>/dev/null || echo 0)
+		echo "rcpuidle-counters: ${c%%/*} ${d##*/} $(cat "$d/name") usage=$(cat "$d/usage") rejected=$(cat "$d/rejected") s2idle=$s2"
 	done
 	finish
 	;;

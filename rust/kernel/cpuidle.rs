@@ -211,11 +211,15 @@ macro_rules! cpuidle_enter_fns {
 /// disabled, returns the index of the state entered or a negative error.
 /// It stops and restarts RCU itself (`ct_cpuidle_enter()`/`_exit()`) if and
 /// only if `rcu_idle`; [`Registration::new`] sets [`Flag::RcuIdle`] on
-/// exactly the states entered through such a routine.
+/// exactly the states entered through such a routine.  If `s2idle`, it
+/// also follows the rules of `cpuidle_state::enter_s2idle`: it never
+/// enables IRQs, not even for a while, and leaves the clock event devices
+/// alone.
 #[derive(Clone, Copy)]
 pub struct EnterFn {
     f: RawEnterFn,
     rcu_idle: bool,
+    s2idle: bool,
 }
 
 impl EnterFn {
@@ -231,7 +235,11 @@ impl EnterFn {
     /// it does not touch RCU's idle state.
     pub const unsafe fn new(f: RawEnterFn) -> Self {
         // INVARIANT: guaranteed by the caller.
-        Self { f, rcu_idle: false }
+        Self {
+            f,
+            rcu_idle: false,
+            s2idle: false,
+        }
     }
 
     /// Wraps a C entry routine that stops and restarts RCU itself (the
@@ -244,7 +252,27 @@ impl EnterFn {
     /// the part of its work that RCU must not watch.
     pub const unsafe fn new_rcu_idle(f: RawEnterFn) -> Self {
         // INVARIANT: guaranteed by the caller.
-        Self { f, rcu_idle: true }
+        Self {
+            f,
+            rcu_idle: true,
+            s2idle: false,
+        }
+    }
+
+    /// Makes the routine the state's suspend-to-idle entry too
+    /// (`enter_s2idle`), as `dt_idle_states.c` does for every DT state.
+    ///
+    /// # Safety
+    ///
+    /// The routine also satisfies the rules of `enter_s2idle` (see
+    /// [`EnterFn`]): it never enables IRQs and does not touch the clock
+    /// event devices.
+    pub const unsafe fn also_s2idle(self) -> Self {
+        // INVARIANT: guaranteed by the caller.
+        Self {
+            s2idle: true,
+            ..self
+        }
     }
 }
 
@@ -409,6 +437,54 @@ impl State {
     }
 }
 
+/// What [`validate`] accepts but reports: rules the C core does not
+/// enforce and that the firmware tables of shipping systems break (their
+/// device trees give exit latencies above the target residency, or the same
+/// state twice).  Bit `i` of each field stands for state `i`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Warnings {
+    /// A non-polling state's exit latency exceeds its target residency.
+    pub exit_latency_above_residency: u16,
+    /// The state has the name of an earlier state.
+    pub duplicate_name: u16,
+    /// The state's target residency is below that of the state before it.
+    pub residency_decreases: u16,
+}
+
+// One bit per state.
+const _: () = assert!(STATE_MAX <= u16::BITS as usize);
+
+impl Warnings {
+    /// Whether there is nothing to report.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// Logs one warning per finding, naming `driver` and the state.
+    pub fn report(&self, driver: &CStr, states: &[State]) {
+        for (i, s) in states.iter().enumerate() {
+            let name = s.name();
+            let bit = 1u16 << i;
+            if self.exit_latency_above_residency & bit != 0 {
+                pr_warn!(
+                    "cpuidle: {driver}: state {i} ({name}): exit latency {} > target residency {} us\n",
+                    s.exit_latency_us,
+                    s.target_residency_us
+                );
+            }
+            if self.duplicate_name & bit != 0 {
+                pr_warn!("cpuidle: {driver}: state {i} ({name}): name of an earlier state\n");
+            }
+            if self.residency_decreases & bit != 0 {
+                pr_warn!(
+                    "cpuidle: {driver}: state {i} ({name}): target residency {} us below the previous state's\n",
+                    s.target_residency_us
+                );
+            }
+        }
+    }
+}
+
 /// Checks a table of states against the rules of the cpuidle core.
 ///
 /// # Examples
@@ -418,27 +494,30 @@ impl State {
 /// use kernel::error::code::EINVAL;
 ///
 /// let poll = State::new(c"POLL", c"polling", 0, 0, Enter::Poll);
-/// assert!(validate(c"example", &[poll]).is_ok());
+/// assert!(validate(c"example", &[poll]).is_ok_and(|w| w.is_empty()));
 /// // A polling state anywhere but at index 0 is refused.
 /// assert_eq!(validate(c"example", &[poll, poll]), Err(EINVAL));
 /// assert_eq!(validate(c"example", &[]), Err(EINVAL));
 /// ```
 ///
-/// Returns `EINVAL` and logs which state broke which rule when: there are
-/// no states or more than [`STATE_MAX`]; a name is empty or longer than
-/// [`NAME_MAX`] or a description longer than [`DESC_MAX`]; two states share
-/// a name; a polling state is not at index 0; [`Flag::RcuIdle`] is set on
-/// a state whose entry routine leaves RCU to the core or missing from one
-/// whose routine manages it; a non-polling state's exit latency exceeds
-/// its target residency; target residencies decrease.
-pub fn validate(driver: &CStr, states: &[State]) -> Result {
+/// Returns `EINVAL` and logs which state broke which rule where registering
+/// the table would break the core or a governor: there are no states or
+/// more than [`STATE_MAX`]; a name is empty or longer than [`NAME_MAX`] or a
+/// description longer than [`DESC_MAX`] (they would be cut); a polling state
+/// is not at index 0; [`Flag::RcuIdle`] is set on a state whose entry
+/// routine leaves RCU to the core or missing from one whose routine manages
+/// it.  What the C core registers without a check comes back as
+/// [`Warnings`], unlogged: [`Registration::new`] logs them.
+pub fn validate(driver: &CStr, states: &[State]) -> Result<Warnings> {
     let n = states.len();
     if n == 0 || n > STATE_MAX {
         pr_err!("cpuidle: {driver}: {n} states, must be 1..={STATE_MAX}\n");
         return Err(EINVAL);
     }
+    let mut w = Warnings::default();
     for (i, s) in states.iter().enumerate() {
         let name = s.name();
+        let bit = 1u16 << i;
         let len = s.name.len;
         if len == 0 || len > NAME_MAX {
             pr_err!("cpuidle: {driver}: state {i}: name is {len} bytes, must be 1..={NAME_MAX}\n");
@@ -449,10 +528,6 @@ pub fn validate(driver: &CStr, states: &[State]) -> Result {
             pr_err!(
                 "cpuidle: {driver}: state {i} ({name}): desc is {dlen} bytes, max {DESC_MAX}\n"
             );
-            return Err(EINVAL);
-        }
-        if states[..i].iter().any(|p| p.name() == name) {
-            pr_err!("cpuidle: {driver}: state {i} ({name}): duplicate name\n");
             return Err(EINVAL);
         }
         if s.polling() && i != 0 {
@@ -467,25 +542,17 @@ pub fn validate(driver: &CStr, states: &[State]) -> Result {
             pr_err!("cpuidle: {driver}: state {i} ({name}): RCU_IDLE disagrees with its entry\n");
             return Err(EINVAL);
         }
+        if states[..i].iter().any(|p| p.name() == name) {
+            w.duplicate_name |= bit;
+        }
         if !s.polling() && s.exit_latency_us > s.target_residency_us {
-            pr_err!(
-                "cpuidle: {driver}: state {i} ({name}): exit latency {} > target residency {} us\n",
-                s.exit_latency_us,
-                s.target_residency_us
-            );
-            return Err(EINVAL);
+            w.exit_latency_above_residency |= bit;
         }
         if i > 0 && s.target_residency_us < states[i - 1].target_residency_us {
-            pr_err!(
-                "cpuidle: {driver}: state {i} ({name}): target residency {} < state {}'s {} us\n",
-                s.target_residency_us,
-                i - 1,
-                states[i - 1].target_residency_us
-            );
-            return Err(EINVAL);
+            w.residency_decreases |= bit;
         }
     }
-    Ok(())
+    Ok(w)
 }
 
 const fn copy_cstr<const N: usize>(s: &CStr) -> [c_char; N] {
@@ -530,15 +597,21 @@ mod tests {
     }
 
     fn check(states: &[State]) -> Result {
+        validate(c"test", states).map(|_| ())
+    }
+
+    fn warnings(states: &[State]) -> Result<Warnings> {
         validate(c"test", states)
     }
 
     #[test]
-    fn valid_tables_pass() {
-        assert!(check(&[c"WFI".into_state(1, 1)]).is_ok());
-        assert!(check(&[poll(), c"C1".into_state(2, 2), c"C6".into_state(133, 600)]).is_ok());
-        // Equal residencies are allowed (non-decreasing).
-        assert!(check(&[c"A".into_state(1, 10), c"B".into_state(5, 10)]).is_ok());
+    fn valid_tables_pass_without_warnings() -> Result {
+        assert!(warnings(&[c"WFI".into_state(1, 1)])?.is_empty());
+        let t = [poll(), c"C1".into_state(2, 2), c"C6".into_state(133, 600)];
+        assert!(warnings(&t)?.is_empty());
+        // Equal residencies are not decreasing.
+        assert!(warnings(&[c"A".into_state(1, 10), c"B".into_state(5, 10)])?.is_empty());
+        Ok(())
     }
 
     #[test]
@@ -549,16 +622,52 @@ mod tests {
     }
 
     #[test]
-    fn residency_must_not_decrease() {
+    fn decreasing_residency_is_registered_with_a_warning() -> Result {
         let t = [c"A".into_state(1, 100), c"B".into_state(1, 99)];
-        assert_eq!(check(&t), Err(EINVAL));
+        assert_eq!(warnings(&t)?.residency_decreases, 0b10);
+        Ok(())
     }
 
+    /// HiKey960 (hi3660.dtsi): the big cluster's `cluster-sleep-1` has an
+    /// exit latency (entry + exit) of 800 + 2900 us against a residency of
+    /// 3500 us; the C core registers it.
     #[test]
-    fn exit_latency_above_residency_is_einval_unless_polling() {
-        assert_eq!(check(&[c"A".into_state(11, 10)]), Err(EINVAL));
+    fn exit_latency_above_residency_is_registered_with_a_warning() -> Result {
+        let hikey960 = [
+            c"WFI".into_state(1, 1),
+            c"cpu-sleep-1".into_state(400 + 550, 1500),
+            c"cluster-sleep-1".into_state(800 + 2900, 3500),
+        ];
+        let w = warnings(&hikey960)?;
+        assert_eq!(w.exit_latency_above_residency, 0b100);
+        assert_eq!((w.duplicate_name, w.residency_decreases), (0, 0));
         let p = State::new(c"P", c"p", 5, 1, Enter::Poll);
-        assert!(check(&[p]).is_ok());
+        assert!(warnings(&[p])?.is_empty());
+        Ok(())
+    }
+
+    /// sdm630.dtsi's `cluster-sleep-1-0`, `-1-1` and `-1-2` share their
+    /// first 15 bytes; mt8516.dtsi lists `cluster-sleep-0` twice and then
+    /// `cpu-sleep-0-0` three times (residency 2000, then 1200 us).  The C
+    /// core registers both tables.
+    #[test]
+    fn duplicate_names_are_registered_with_a_warning() -> Result {
+        let sdm630 = [
+            c"WFI".into_state(1, 1),
+            c"cpu-sleep-1-0".into_state(154 + 87, 200),
+            c"cluster-sleep-1".into_state(272 + 329, 9987),
+            c"cluster-sleep-1".into_state(332 + 368, 9987),
+            c"cluster-sleep-1".into_state(545 + 1609, 9987),
+        ];
+        assert_eq!(warnings(&sdm630)?.duplicate_name, 0b11000);
+        let cluster = c"cluster-sleep-0".into_state(800 + 1000, 2000);
+        let cpu = c"cpu-sleep-0-0".into_state(600 + 600, 1200);
+        let mt8516 = [c"WFI".into_state(1, 1), cluster, cluster, cpu, cpu, cpu];
+        let w = warnings(&mt8516)?;
+        assert_eq!(w.duplicate_name, 0b110100);
+        assert_eq!(w.residency_decreases, 0b1000);
+        assert_eq!(w.exit_latency_above_residency, 0);
+        Ok(())
     }
 
     #[test]
@@ -569,11 +678,7 @@ mod tests {
     }
 
     #[test]
-    fn names_unique_and_sized() {
-        assert_eq!(
-            check(&[c"A".into_state(1, 1), c"A".into_state(2, 2)]),
-            Err(EINVAL)
-        );
+    fn names_sized() {
         assert_eq!(check(&[c"".into_state(1, 1)]), Err(EINVAL));
         assert!(check(&[c"fifteen-bytes-x".into_state(1, 1)]).is_ok());
         assert_eq!(check(&[c"sixteen-bytes-xx".into_state(1, 1)]), Err(EINVAL));

@@ -121,7 +121,7 @@ impl Registration {
     /// Validates `states` and registers a driver called `name` for the CPUs
     /// of `opts.cpumask` (all possible CPUs by default).
     pub fn new(name: &'static CStr, states: &[State], opts: Options) -> Result<Self> {
-        validate(name, states)?;
+        validate(name, states)?.report(name, states);
         let mut raw: bindings::cpuidle_driver = pin_init::zeroed();
         raw.name = name.as_char_ptr();
         raw.governor = opts.governor.map_or(core::ptr::null(), |g| g.as_char_ptr());
@@ -142,8 +142,8 @@ impl Registration {
         }
         for (i, s) in states.iter().enumerate() {
             let p = drv.get();
-            let enter = match s.enter {
-                Enter::C(EnterFn { f, .. }) => Some(f),
+            let (enter, enter_s2idle) = match s.enter {
+                Enter::C(EnterFn { f, s2idle, .. }) => (Some(f), s2idle.then_some(f)),
                 // SAFETY: `p` points to the valid driver we own; `validate()`
                 // put polling states at index 0, the one this initialises.
                 // Its name, numbers and flags are overwritten below, so the
@@ -151,7 +151,7 @@ impl Registration {
                 #[cfg(CONFIG_ARCH_HAS_CPU_RELAX)]
                 Enter::Poll => unsafe {
                     bindings::cpuidle_poll_state_init(p);
-                    (*p).states[0].enter
+                    ((*p).states[0].enter, None)
                 },
                 // The core's polling state needs `cpu_relax()` support.
                 #[cfg(not(CONFIG_ARCH_HAS_CPU_RELAX))]
@@ -172,6 +172,8 @@ impl Registration {
             // `validate()` checked `RcuIdle` against the routine.
             st.flags = s.raw_flags();
             st.enter = enter;
+            // `EnterFn::also_s2idle()`'s caller vouched for the routine.
+            st.enter_s2idle = enter_s2idle;
         }
         // SAFETY: the driver is fully initialised and lives in a box that is
         // kept until `drop()` unregisters it.

@@ -4,16 +4,21 @@
 # The Rust PSCI driver (CONFIG_ARM_PSCI_CPUIDLE_RUST, built in) against
 # the device tree it was built from:
 # 1. every CPU has a driver psci_idle of its own whose states are WFI and
-#    the enabled nodes of the CPU's cpu-idle-states, in order, with the
-#    node's name, idle-state-name, latency (wakeup-latency-us, or entry +
-#    exit) and min-residency-us; disabled nodes are not states;
+#    the CPU's enabled idle-state nodes, in order, with the node's name,
+#    idle-state-name, latency (wakeup-latency-us, or entry + exit) and
+#    min-residency-us; disabled nodes are not states.  A CPU's nodes are
+#    found as of_get_cpu_state_node() finds them: entry i of the
+#    domain-idle-states of its power domain (power-domains), else of its
+#    cpu-idle-states; each state past WFI has an s2idle entry;
 # 2. each state past WFI, alone enabled on cpu1 for 2 s, is entered
 #    through the firmware: a retention state (arm,psci-suspend-param of
 #    type 0) counts usage and no rejection; a power-down one (type 1)
 #    counts usage on hardware, and rejections and no usage on QEMU, whose
 #    PSCI answers CPU_SUSPEND with a WFI and SUCCESS, so the CPU never
 #    resumes through cpu_resume (arm64 turns that into -EOPNOTSUPP);
-# 3. on QEMU, no power-down state of any CPU has ever counted usage.
+# 3. on QEMU, no power-down state of any CPU has ever counted usage;
+# 4. suspend-to-idle, woken by the RTC's alarm after 2 s, enters a DT
+#    state (its enter_s2idle) on some CPU: the states' s2idle_usage grows.
 # The host's check counts QEMU's own log of the PSCI calls against the
 # counters.  The power_state type bit is bit 16 (the original format;
 # the extended one, bit 30, is recognised by a parameter above 16 bits).
@@ -46,11 +51,32 @@ be32() {
 cells() { echo $(($(wc -c <"$1") / 4)); }
 # str FILE: a string property
 str() { tr -d '\0' <"$1"; }
-# node PHANDLE: the DT directory of the idle-state node with that phandle
-node() {
-	for n in $DT/cpus/idle-states/*/ $DT/idle-states/*/; do
-		[ -r "${n}phandle" ] || continue
-		[ "$(be32 "${n}phandle")" = "$1" ] && { echo "${n%/}"; return; }
+# node PHANDLE: the DT directory of the node with that phandle
+PHANDLES=$(find $DT -name phandle 2>/dev/null | while read -r f; do
+	echo "$(be32 "$f") ${f%/phandle}"
+done)
+node() { echo "$PHANDLES" | awk -v p="$1" '$1 == p { print $2; exit }'; }
+# states CPU: the phandles of the CPU's idle-state nodes, in order
+states() {
+	o=$SYS/cpu$1/of_node
+	d=$o/cpu-idle-states nd=0
+	if [ -r $o/power-domains ]; then
+		pd=$(node "$(be32 $o/power-domains)")
+		[ -n "$pd" ] && [ -r "$pd/domain-idle-states" ] &&
+			d=$pd/domain-idle-states nd=$(cells "$d")
+	fi
+	c=$o/cpu-idle-states nc=0
+	[ -r "$c" ] && nc=$(cells "$c")
+	i=0
+	while :; do
+		if [ $i -lt "$nd" ]; then
+			be32 "$d" $i
+		elif [ $i -lt "$nc" ]; then
+			be32 "$c" $i
+		else
+			break
+		fi
+		i=$((i + 1))
 	done
 }
 # power_down PARAM: whether a power_state is of type power-down
@@ -63,13 +89,8 @@ power_down() {
 }
 # expected CPU: "name|desc|latency|residency|param" of each state past WFI
 expected() {
-	# (the CPU device's link to its DT node)
-	p=$SYS/cpu$1/of_node/cpu-idle-states
-	[ -r "$p" ] || return 0
-	i=0
-	while [ $i -lt "$(cells "$p")" ]; do
-		n=$(node "$(be32 "$p" $i)")
-		i=$((i + 1))
+	for ph in $(states "$1"); do
+		n=$(node "$ph")
 		[ -n "$n" ] || { echo "?|no node|||"; continue; }
 		[ -r "$n/status" ] && case "$(str "$n/status")" in okay | ok) ;; *) continue ;; esac
 		name=${n##*/}
@@ -99,7 +120,7 @@ actual() {
 
 cpus=$(ls -d $SYS/cpu[0-9]* | sed 's|.*/cpu||' | sort -n)
 cpu1_states=$(ls -d $SYS/cpu1/cpuidle/state[1-9]* 2>/dev/null | wc -l)
-ktap_set_plan $((2 + cpu1_states))
+ktap_set_plan $((3 + cpu1_states))
 
 # 1: the tables
 bad=
@@ -117,10 +138,14 @@ for c in $cpus; do
 		bad="$bad but the DT says '$(echo "$want" | tr '\n' ' ')';"
 	fi
 	total=$((total + $(echo "$got" | grep -c .)))
+	# (the core shows s2idle/ for a state with an enter_s2idle)
+	for st in $SYS/cpu$c/cpuidle/state[1-9]*; do
+		[ ! -d "$st" ] || [ -d "$st/s2idle" ] || bad="$bad cpu$c/${st##*/}: no s2idle entry;"
+	done
 done
 if [ -z "$bad" ]; then
-	msg="every CPU: a psci_idle driver of WFI and its DT states ($total past WFI in all)"
-	ktap_test_pass "$msg, disabled nodes left out"
+	msg="every CPU: a psci_idle driver of WFI and its DT states ($total past WFI in all,"
+	ktap_test_pass "$msg each with an s2idle entry), disabled nodes left out"
 else
 	ktap_test_fail "tables:$bad"
 fi
@@ -188,5 +213,39 @@ if [ $qemu = 1 ]; then
 	fi
 else
 	ktap_test_skip "power-down usage: only QEMU's PSCI never resumes through cpu_resume"
+fi
+
+# 4: suspend-to-idle
+# s2idle_usage CPU...: the s2idle_usage of each state past WFI
+s2idle_usage() {
+	for c in "$@"; do
+		for s in $SYS/cpu$c/cpuidle/state[1-9]*; do
+			[ -r "$s/s2idle/usage" ] && echo "cpu$c/${s##*/}=$(cat "$s/s2idle/usage")"
+		done
+	done
+}
+rtc=/sys/class/rtc/rtc0/wakealarm
+if ! grep -qw freeze /sys/power/state 2>/dev/null; then
+	ktap_test_skip "suspend-to-idle: not in /sys/power/state (CONFIG_SUSPEND)"
+elif [ ! -w $rtc ]; then
+	ktap_test_skip "suspend-to-idle: no RTC alarm to wake from it ($rtc)"
+else
+	before=$(s2idle_usage $cpus)
+	echo 0 >$rtc
+	echo +2 >$rtc
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	rc=0
+	echo freeze >/sys/power/state || rc=1
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	after=$(s2idle_usage $cpus)
+	grown=$(printf '%s\n%s\n' "$before" "$after" | awk -F= '
+		{ if ($1 in b) { if ($2 > b[$1]) printf " %s +%d", $1, $2 - b[$1] }
+		  else b[$1] = $2 }')
+	what="suspend-to-idle from $t0 s to $t1 s uptime, woken by the RTC alarm"
+	if [ $rc = 0 ] && [ -n "$grown" ]; then
+		ktap_test_pass "$what: s2idle usage$grown"
+	else
+		ktap_test_fail "$what: rc $rc, s2idle usage before '$(echo "$before" | tr '\n' ' ')' after '$(echo "$after" | tr '\n' ' ')'"
+	fi
 fi
 ktap_finished
