@@ -13,12 +13,41 @@
 //! The algorithm is the timer events oriented (TEO) one of
 //! `drivers/cpuidle/governors/teo.c`: for every idle state a bin counts
 //! "hits" (the CPU woke up when the next timer said it would) and
-//! "intercepts" (something else woke it up first), both decaying by 1/8 on
-//! every wakeup.  `select()` starts from the deepest enabled state allowed by
-//! the sleep length, moves to a shallower one when intercepts dominate, caps
-//! the choice by the PM QoS latency limit and decides whether to stop the
-//! tick.  Decisions are identical to teo.c for the same inputs; the parity
+//! "intercepts" (something else woke it up first), both decaying on every
+//! wakeup (see [`DECAY_SHIFT`]).  In [`Mode::Parity`], the default,
+//! decisions are identical to teo.c's for the same inputs; the parity
 //! harness (`make parity`) checks that against the real teo.c.
+//!
+//! # How `select()` decides
+//!
+//! [`Teo::select`] first accounts the idle period that just ended
+//! (`teo_update()`), then takes teo.c's steps, numbered as in its header:
+//!
+//! 1. The candidate is the deepest enabled state; the hits and intercepts
+//!    of the bins below it are summed, and the bin with the most
+//!    intercepts is found (`Teo::scan`).  With no state enabled, state 0
+//!    is used with the tick kept; with one, that one, the tick kept if it
+//!    is shallow.
+//! 2. If the intercepts below the candidate outweigh the rest, a
+//!    shallower candidate is looked for (`Teo::shallower_candidate`);
+//!    then the PM QoS limit caps the candidate.
+//! 3. A shallow candidate (state 0, or a residency below
+//!    [`RESIDENCY_THRESHOLD_NS`]) is taken with the tick kept, without
+//!    asking for the sleep length, if short idles dominate or the PM QoS
+//!    limit is tight (`Teo::skips_sleep_length`).
+//! 4. Otherwise the sleep length is read.  With the tick stopped and the
+//!    timer far away, the deepest state that fits is taken; state 0 keeps
+//!    the tick; a candidate whose residency exceeds the sleep length gives
+//!    way to a shallower one; and teo.c's tail decides on the tick: kept
+//!    for a polling state or an idle expected shorter than a tick (half a
+//!    tick when intercepts within a tick dominate), and then the state
+//!    must fit before the next tick (`Teo::stop_tick_or_fit_next_tick`).
+//!
+//! [`Mode::Default`] is `rteo.rules` set: each of its rules ([`rule`]) is a
+//! hook of its own, called where it acts and only when its bit is on:
+//! rule 2 (`Teo::rule_poll_carry`) in the accounting, rule 3
+//! (`Teo::rule_qos_sleep_length`) in step 3, rule 1
+//! (`Teo::rule_poll_cascade`) on the decision of step 4.
 //!
 //! Arithmetic follows the C types exactly (`unsigned int` metrics wrap, `s64`
 //! time differences wrap as under `-fno-strict-overflow`) so no input can
@@ -37,8 +66,9 @@ pub const RESIDENCY_THRESHOLD_NS: i64 = 15 * NSEC_PER_USEC;
 pub const LATENCY_THRESHOLD_NS: i64 = RESIDENCY_THRESHOLD_NS / 2;
 /// Weight a single event adds to a metric.
 pub const PULSE: u32 = 1024;
-/// Metrics lose `1 / 2^DECAY_SHIFT` (an eighth) of their value on every
-/// update (`m -= m >> DECAY_SHIFT`).
+/// Metrics lose an eighth of their value (`m >> DECAY_SHIFT`) on every
+/// update; one below `1 << DECAY_SHIFT`, whose eighth rounds down to 0, is
+/// set to 0 (`teo_decay()`).
 pub const DECAY_SHIFT: u32 = 3;
 /// "No timer": the sleep length when it is not known (`KTIME_MAX`).
 pub const KTIME_MAX: i64 = i64::MAX;
@@ -405,7 +435,7 @@ impl Teo {
         let tick_nsec = env.tick_nsec();
         let tick_stopped = env.tick_stopped();
 
-        // update metrics
+        // Account the idle period that ended (rule 2 hooks in there).
         if env.last_state_idx() >= 0 {
             self.update(env);
             env.set_last_state_idx(-1);
@@ -413,7 +443,8 @@ impl Teo {
         // Unknown until asked; a wakeup then counts as an intercept.
         self.sleep_length_ns = KTIME_MAX;
 
-        // scan states: candidate, constraint, sums
+        // Step 1: the candidate, the PM QoS cap, the sums below the
+        // candidate and the bin with the most intercepts.
         let Some(mut scan) = self.scan(env, latency_req) else {
             // No states enabled: state 0 it is, with the tick running.
             return Decision {
@@ -422,7 +453,8 @@ impl Teo {
             };
         };
 
-        // only one state enabled: use it, but keep the tick if it is shallow
+        // Step 1: only one state enabled: use it, but keep the tick if it
+        // is shallow.
         if scan.idx == scan.idx0 {
             let duration_ns = env.states()[scan.idx].target_residency_ns;
             return Self::stop_tick_or_fit_next_tick(
@@ -436,26 +468,28 @@ impl Teo {
             );
         }
 
-        // intercepts outweigh hits: shallower candidate
+        // Step 2: intercepts outweigh hits: a shallower candidate; then
+        // the PM QoS cap.
         if self.intercepts_outweigh_hits(&scan) {
             scan.idx = self.shallower_candidate(env, &scan);
         }
-
-        // QoS cap
         let mut idx = scan.idx.min(scan.constraint_idx);
 
-        // skip the sleep length for a shallow tick-kept candidate
+        // Step 3: a shallow candidate with the tick kept, without the sleep
+        // length (rule 3 hooks in there).
         if !tick_stopped && self.skips_sleep_length(env, idx, latency_req) {
             return Decision {
                 idx,
                 stop_tick: false,
             };
         }
+        // Step 4: the sleep length.
         let sl = env.sleep_length();
         let d = sl.duration_ns;
         self.sleep_length_ns = d;
 
-        // tick stopped + far timer: do not get stuck in a shallow state
+        // The tick stopped and the timer far away: do not get stuck in a
+        // shallow state.
         if tick_stopped && d > 2 * tick_nsec && env.states()[idx].target_residency_ns < tick_nsec {
             return Decision {
                 idx: Self::deepest_fitting(env, idx, scan.constraint_idx, d),
@@ -463,7 +497,7 @@ impl Teo {
             };
         }
 
-        // state 0: keep the tick
+        // State 0: keep the tick.
         if idx == 0 {
             return Decision {
                 idx,
@@ -471,12 +505,12 @@ impl Teo {
             };
         }
 
-        // fit the sleep length
+        // A candidate deeper than the sleep length: a shallower one.
         if env.states()[idx].target_residency_ns > d {
             idx = Self::find_shallower_state(env, idx, d);
         }
 
-        // intercepts within a tick keep it: expect half a tick of idle
+        // Intercepts within a tick dominate: expect half a tick of idle.
         let mut duration_ns = d;
         if env.states()[idx].target_residency_ns < tick_nsec
             && 3u32.wrapping_mul(self.tick_intercepts) >= 2u32.wrapping_mul(self.total)
@@ -484,7 +518,7 @@ impl Teo {
             duration_ns = tick_nsec / 2;
         }
 
-        // stop the tick or fit the next tick
+        // Stop the tick, or fit the state before the next tick.
         Self::stop_tick_or_fit_next_tick(
             env,
             scan.idx0,
@@ -592,19 +626,25 @@ impl Teo {
         idx
     }
 
-    /// Whether the shallow candidate `idx` (state 0 or one below
+    /// Step 3: whether the shallow candidate `idx` (state 0 or one below
     /// [`RESIDENCY_THRESHOLD_NS`]) may be taken with the tick running
     /// without asking for the sleep length: teo does so when short idles
     /// dominate or the PM QoS limit `latency_req` is tight.
-    ///
-    /// Rule 3 ([`rule::QOS_SLEEP_LENGTH`]): a tight QoS limit alone does
-    /// not make the idle short; keeping the tick through a long idle wakes
-    /// the CPU at every tick, so look at the sleep length for the tick.
     #[inline]
     fn skips_sleep_length<E: Env>(&self, env: &E, idx: usize, latency_req: i64) -> bool {
         let short = 2u32.wrapping_mul(self.short_idles) >= self.total;
+        let tight_qos = latency_req < LATENCY_THRESHOLD_NS;
         (idx == 0 || env.states()[idx].target_residency_ns < RESIDENCY_THRESHOLD_NS)
-            && (short || (latency_req < LATENCY_THRESHOLD_NS && !self.on(rule::QOS_SLEEP_LENGTH)))
+            && (short || (tight_qos && !self.rule_qos_sleep_length()))
+    }
+
+    /// Rule 3 ([`rule::QOS_SLEEP_LENGTH`]), in step 3: whether a tight PM
+    /// QoS limit alone must not skip the sleep length.  It does not make
+    /// the idle short; keeping the tick through a long idle wakes the CPU
+    /// at every tick, so look at the sleep length for the tick.
+    #[inline]
+    fn rule_qos_sleep_length(&self) -> bool {
+        self.on(rule::QOS_SLEEP_LENGTH)
     }
 
     /// teo's last step, for state `idx` and an expected idle of
