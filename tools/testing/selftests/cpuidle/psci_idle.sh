@@ -140,7 +140,8 @@ for c in $cpus; do
 	total=$((total + $(echo "$got" | grep -c .)))
 	# (the core shows s2idle/ for a state with an enter_s2idle)
 	for st in $SYS/cpu$c/cpuidle/state[1-9]*; do
-		[ ! -d "$st" ] || [ -d "$st/s2idle" ] || bad="$bad cpu$c/${st##*/}: no s2idle entry;"
+		[ ! -d "$st" ] || [ -d "$st/s2idle" ] ||
+			bad="$bad cpu$c/${st##*/}: no s2idle entry;"
 	done
 done
 if [ -z "$bad" ]; then
@@ -245,7 +246,9 @@ else
 	if [ $rc = 0 ] && [ -n "$grown" ]; then
 		ktap_test_pass "$what: s2idle usage$grown"
 	else
-		ktap_test_fail "$what: rc $rc, s2idle usage before '$(echo "$before" | tr '\n' ' ')' after '$(echo "$after" | tr '\n' ' ')'"
+		before=$(echo "$before" | tr '\n' ' ')
+		after=$(echo "$after" | tr '\n' ' ')
+		ktap_test_fail "$what: rc $rc, s2idle usage before '$before' after '$after'"
 	fi
 fi
 ktap_finished
