@@ -39,7 +39,7 @@ MUTANTS=(
 	's/&& d > 2 \* tick_nsec/\&\& d >= 2 * tick_nsec/'
 	's/^pub const DECAY_SHIFT: u32 = 3;/pub const DECAY_SHIFT: u32 = 2;/'
 	's/let short = 2u32.wrapping_mul(self.short_idles) >= self.total;/let short = 2u32.wrapping_mul(self.short_idles) > self.total;/'
-	's/|| (latency_req < LATENCY_THRESHOLD_NS \&\&/|| (latency_req <= LATENCY_THRESHOLD_NS \&\&/'
+	's/let tight_qos = latency_req < LATENCY_THRESHOLD_NS;/let tight_qos = latency_req <= LATENCY_THRESHOLD_NS;/'
 	's/target_residency_ns > delta_tick {/target_residency_ns >= delta_tick {/'
 	's/&& i <= intercept_max_idx {/\&\& i < intercept_max_idx {/'
 	's/(!env.states()\[idx\].polling \&\& duration_ns >= tick_nsec)/(!env.states()[idx].polling \&\& duration_ns > tick_nsec)/'
@@ -50,8 +50,8 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 export CARGO_TARGET_DIR=$scratch/target
 mkdir -p "$scratch/drivers/cpuidle/governors"
-cp -r "$TOP/governors" "$TOP/tools" "$scratch/"
-rm -rf "$scratch"/governors/*/target "$scratch"/tools/*/target
+cp -r "$TOP/tools" "$scratch/"
+rm -rf "$scratch"/tools/*/target
 cp "$TOP/drivers/cpuidle/cpuidle_tables.rs" "$scratch/drivers/cpuidle/"
 core=$scratch/drivers/cpuidle/governors/rteo_core.rs
 caught=0 total=0 applied=0

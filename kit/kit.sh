@@ -118,15 +118,18 @@ the extended CEDE states the firmware reports on POWER10 and later)"
 		mods="cpuidle-pseries-rs.ko rust_pm_qos_cpu.ko" ;;
 	arm64)
 		board="an arm64 machine whose device tree gives its CPUs PSCI idle states
-(cpu-idle-states, arm,idle-state nodes) in the flat layout; not one that
-needs PSCI power domains or OS-initiated mode"
+(arm,idle-state nodes), in the flat layout (cpu-idle-states) or the
+hierarchical one (power-domains, domain-idle-states) used in
+platform-coordinated mode; not OS-initiated mode"
 		load="There is no module to load: the Rust PSCI driver is built in and
 registers at boot, one driver per CPU.  Check with
      cat /sys/devices/system/cpu/cpu0/cpuidle/driver/name  (psci_idle)
      cat /sys/devices/system/cpu/cpuidle/current_governor  (rteo)
    psci_idle.sh compares each CPU's states with the device tree and
    enters each state alone on cpu1 (power-down states must count usage on
-   hardware)"
+   hardware); it also suspends the machine to idle for 2 s, woken by
+   rtc0's alarm (CONFIG_SUSPEND; it skips that test without
+   /sys/class/rtc/rtc0/wakealarm)"
 		mods="rust_pm_qos_cpu.ko" ;;
 	esac
 }
@@ -216,7 +219,11 @@ make_tarball() {
 	local o
 	arch_setup "$1"
 	o=$(mktemp -d)
+	# (the UAPI headers of the arch's build, as the kernel's own
+	# kselftest targets give them)
+	[ -d "$BUILD/usr/include/asm" ] || die "no UAPI headers in $BUILD/usr/include: build the $1 kernel first"
 	if ! make -C "$TREE/tools/testing/selftests" O="$o" ARCH="$KARCH" LLVM=-19 \
+		KHDR_INCLUDES="-isystem $BUILD/usr/include" \
 		TARGETS=cpuidle gen_tar >"$o/gen_tar.log" 2>&1; then
 		tail -n 20 "$o/gen_tar.log"
 		rm -rf "$o"

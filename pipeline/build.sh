@@ -9,7 +9,9 @@ arch_setup "$arch"
 "$TOP/pipeline/graft.sh"
 "$TOP/pipeline/kconfig.sh" "$arch"
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=("$(basename "$IMAGE")" modules)
+# (headers: the UAPI headers in $BUILD/usr/include, which the kselftests'
+# nolibc programs are built against)
+[ ${#targets[@]} -gt 0 ] || targets=("$(basename "$IMAGE")" modules headers)
 [ "$arch" = ppc64le ] && targets=("${targets[@]/vmlinux/vmlinux}")
 # x86_64 always builds through clippy, so a lint in project code fails the
 # build, and `make run`, `make kernel` and `make check` share the objects;

@@ -232,7 +232,7 @@ else
 fi
 
 if [ -n "$tree" ] && [ -x "$tree/scripts/checkpatch.pl" ]; then
-	cfiles=$(cd "$TOP" && find rust/helpers drivers samples tools/failnth -name '*.[ch]' 2>/dev/null)
+	cfiles=$(cd "$TOP" && find rust/helpers drivers samples tools/testing/selftests/cpuidle -name '*.[ch]' 2>/dev/null)
 	if (cd "$TOP" && "$tree/scripts/checkpatch.pl" --no-tree --quiet --terse --strict -f $cfiles); then
 		echo "host: checkpatch clean ($(echo $cfiles | wc -w) C files)"; p=$((p + 1))
 	else

@@ -51,10 +51,6 @@ if [ -n "${tools// /}" ]; then
 	"$TOP/pipeline/guest-tools.sh" "$arch" "$root" $tools || die "cannot add the guest tools:$tools"
 fi
 
-# the fail-nth helper of fail_nth.sh (freestanding: the guest has no libc)
-"$TOP/tools/failnth/build.sh" "$arch" "$root/usr/bin/failnth" ||
-	die "cannot build tools/failnth for $arch"
-
 # the modules the arch's tests need, each found exactly once in the build
 for m in $(list module); do
 	found=$(find "$BUILD" -name "$m" -not -path '*/.tmp*')

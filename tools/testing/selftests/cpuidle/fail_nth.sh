@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Systematic fault injection (/proc/thread-self/fail-nth, through the
-# failnth helper of tools/failnth): for each module and for a switch of
+# failnth helper, failnth.c, which the collection's Makefile builds): for
+# each module and for a switch of
 # current_governor to rteo, fail the 1st, 2nd, ... fault point of the one
 # system call (finit_module, write) until an attempt passes all its fault
 # points and succeeds.  Every faulted attempt must return an error and
@@ -58,7 +59,7 @@ else
 	FAILNTH=$(command -v failnth 2>/dev/null)
 fi
 if [ -z "$FAILNTH" ]; then
-	ktap_skip_all "no failnth helper in $DIR or PATH (tools/failnth)"
+	ktap_skip_all "no failnth helper in $DIR or PATH (failnth.c, built by the Makefile)"
 	exit "$KSFT_SKIP"
 fi
 
