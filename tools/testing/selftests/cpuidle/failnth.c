@@ -77,7 +77,7 @@ static int die(const char *msg, const char *arg, int err)
 	return 2;
 }
 
-static int usage(void)
+static int bad_usage(void)
 {
 	fprintf(stderr,
 		"usage: failnth N insmod PATH [PARAMS...]\n"
@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 	long ret;
 
 	if (argc < 4 || parse_n(argv[1], &n))
-		return usage();
+		return bad_usage();
 	if (!strcmp(argv[2], "insmod"))
 		op = INSMOD;
 	else if (!strcmp(argv[2], "rmmod") && argc == 4)
@@ -147,7 +147,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[2], "write") && argc == 5)
 		op = WRITE;
 	else
-		return usage();
+		return bad_usage();
 
 	fn = open(FAILNTH, O_RDWR | O_CLOEXEC);
 	if (fn < 0 && errno == ENOENT)
