@@ -194,6 +194,29 @@ Made by 'make kit ARCH=$arch' from rcpuidle $(git -C "$TOP" describe --always --
    its output, since the platform tests skip on other platforms and the
    emulated-state tests skip without cpuidle-vstates.ko (not built here).
 
+What the tests need
+-------------------
+- Root, and a shell with the usual tools (busybox is enough: find, awk,
+  od, sleep); cpupower for cpupower.sh (Debian's linux-cpupower), which
+  skips without it.  fail_nth.sh's helper, failnth, is in the tarball
+  (static, built against the kernel's nolibc).
+- The kernel command line: cpuidle.governor=rteo (rteo_boot.sh skips
+  without a cpuidle.governor= there).
+- Time: settings gives each test run_kselftest.sh's timeout of 1800 s;
+  fail_nth.sh is the longest (up to CPUIDLE_FAILNTH_TOTAL, 1200 s, of
+  faulted loads), so a job's timeout must cover the sum of the tests it
+  runs, about an hour on a slow board.
+- Each test reports its own result lines (KTAP); run_kselftest.sh prints
+  one "ok N selftests: cpuidle: NAME" per test, which is what a lab
+  records.
+- What skips as a whole, and where: the generic tests need a cpuidle
+  driver with states (a platform without one skips them); fail_nth.sh
+  needs CONFIG_FAULT_INJECTION with its debugfs; psci_idle.sh runs on
+  arm64 with the Rust PSCI driver; pseries_*.sh on pseries LPARs;
+  mvebu_v7_module.sh on Armada 370/XP/38x; vstates_*.sh need
+  cpuidle-vstates.ko, a test module this kit does not build; the tests
+  that load a module skip if it is not installed.
+
 In a lab
 --------
 The tarball is the kernel's own kselftest package, the kind KernelCI and
