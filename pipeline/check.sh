@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # check.sh build ARCH: build ARCH's kernel and modules for the check boot
-#     (x86_64: and the out-of-tree build through the top-level Kbuild).
+#     (x86_64: and the out-of-tree build through the top-level Kbuild),
+#     then the stack frames of the project's code (pipeline/frames.sh).
 # check.sh boot NAME: boot the built kernel in check mode with the suites
 #     of configs/NAME.tests and judge the console.  NAME is ARCH, or
 #     ARCH-PART for a second boot of ARCH's kernel with another list
@@ -17,6 +18,9 @@ case $step in build | boot) ;; *) die "usage: check.sh build ARCH | boot NAME" ;
 arch_setup "$arch"
 if [ "$step" = build ]; then
 	"$TOP/pipeline/build.sh" "$arch" || exit 1
+	# every frame of the project's code within the build's
+	# CONFIG_FRAME_WARN
+	"$TOP/pipeline/frames.sh" "$arch" || exit 1
 	[ "$arch" = x86_64 ] || exit 0
 	# the out-of-tree build through the top-level Kbuild, in a scratch copy
 	oot=$(mktemp -d)

@@ -167,6 +167,11 @@ fn report(cpu: CpuId, nodes: &[Read], e: DtError) {
 }
 
 /// Reads and checks `cpu`'s idle states.
+///
+/// Not inlined: its table and node lists would otherwise share
+/// `PsciIdle::init`'s frame with the registration's (over 3 KiB on arm64,
+/// above `CONFIG_FRAME_WARN`; pipeline/frames.sh).
+#[inline(never)]
 fn cpu_table(cpu: CpuId, format: Format) -> Result<Table> {
     if !psci_rs_enable_method_psci(cpu.as_u32()) {
         // As in C: not an error, and no message (no node: ACPI).

@@ -428,6 +428,26 @@ mod tests {
         Ok(())
     }
 
+    /// The length and truncation of `nodes`' table (not inlined: a case
+    /// holding several tables at once has a frame above
+    /// `CONFIG_FRAME_WARN`).
+    #[inline(never)]
+    fn len_truncated(nodes: &[Node<'_>]) -> Result<(usize, bool), Error> {
+        parse(nodes, Format::Original).map(|t| (t.len(), t.truncated))
+    }
+
+    /// Whether `a` and `b` give the same states (not inlined, and one
+    /// table a frame, as above).
+    #[inline(never)]
+    fn same(a: &[Node<'_>], b: &[Node<'_>]) -> Result<bool, Error> {
+        same_as(&parse(a, Format::Original)?, b)
+    }
+
+    #[inline(never)]
+    fn same_as(a: &Table, b: &[Node<'_>]) -> Result<bool, Error> {
+        Ok(a.same_states(&parse(b, Format::Original)?))
+    }
+
     #[test]
     fn more_states_than_cpuidle_holds() {
         let names: [&[u8]; 11] = [
@@ -437,31 +457,25 @@ mod tests {
         for (n, name) in nodes.iter_mut().zip(names) {
             *n = good(name, 1);
         }
-        let nine = parse(&nodes[..MAX_DT_STATES], Format::Original);
-        assert_eq!(nine.map(|t| (t.len(), t.truncated)), Ok((9, false)));
+        assert_eq!(len_truncated(&nodes[..MAX_DT_STATES]), Ok((9, false)));
         // as in C, the first nine are kept and the tenth is not read: a
         // malformed node there does not refuse the CPU
         nodes[MAX_DT_STATES].psci_param = None;
-        let ten = parse(&nodes, Format::Original);
-        assert_eq!(ten.map(|t| (t.len(), t.truncated)), Ok((9, true)));
+        assert_eq!(len_truncated(&nodes), Ok((9, true)));
         // a node there that is no idle state refuses it, as in C
         nodes[MAX_DT_STATES].compatible = false;
-        let bad = parse(&nodes, Format::Original);
-        assert_eq!(bad, Err(Error::NotIdleState { index: 9 }));
+        assert_eq!(len_truncated(&nodes), Err(Error::NotIdleState { index: 9 }));
         // a disabled tenth state leaves nine, none left out
         nodes[MAX_DT_STATES].compatible = true;
         nodes[MAX_DT_STATES].available = false;
-        let t = parse(&nodes[..MAX_DT_STATES + 1], Format::Original);
-        assert_eq!(t.map(|t| (t.len(), t.truncated)), Ok((9, false)));
+        assert_eq!(len_truncated(&nodes[..MAX_DT_STATES + 1]), Ok((9, false)));
     }
 
     #[test]
     fn cpus_with_different_states() -> Result<(), Error> {
-        let a = parse(&[good(b"ret", 1), good(b"pd", 0x1_0000)], Format::Original)?;
-        let b = parse(&[good(b"ret", 1)], Format::Original)?;
-        let c = parse(&[good(b"ret", 1), good(b"pd", 0x1_0000)], Format::Original)?;
-        assert!(!a.same_states(&b));
-        assert!(a.same_states(&c));
+        let a = [good(b"ret", 1), good(b"pd", 0x1_0000)];
+        assert!(!same(&a, &[good(b"ret", 1)])?);
+        assert!(same(&a, &[good(b"ret", 1), good(b"pd", 0x1_0000)])?);
         Ok(())
     }
 

@@ -195,7 +195,7 @@ fn read_settings(buf: &mut [u8; PAYLOAD_BUF], injected: Option<usize>) -> (Sourc
 
 /// Logs every record that gave no state.
 fn report_skips(plan: &Plan) {
-    for &(i, hint, why) in plan.skipped() {
+    for (i, hint, why) in plan.skipped() {
         let what = match why {
             Skip::ZeroLatency => "wake-up latency is 0 us",
             Skip::LatencyOutOfRange => "wake-up latency out of range",

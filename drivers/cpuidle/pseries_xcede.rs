@@ -306,7 +306,8 @@ pub struct Plan {
     /// XCEDE states and `cede0` comes from the records C would still read.
     pub malformed: Option<ParseError>,
     states: [Option<XState>; MAX_XCEDE_STATES],
-    skipped: [Option<(usize, u8, Skip)>; MAX_RECORDS],
+    // (hint, why) of each record, by record index, that gave no state
+    skipped: [Option<(u8, Skip)>; MAX_RECORDS],
 }
 
 impl Plan {
@@ -316,8 +317,11 @@ impl Plan {
     }
 
     /// The records that gave no state: (record index, hint, why).
-    pub fn skipped(&self) -> impl Iterator<Item = &(usize, u8, Skip)> + '_ {
-        self.skipped.iter().flatten()
+    pub fn skipped(&self) -> impl Iterator<Item = (usize, u8, Skip)> + '_ {
+        self.skipped
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.map(|(hint, why)| (i, hint, why)))
     }
 }
 
@@ -330,73 +334,60 @@ impl Plan {
 /// shallowest).  CEDE(0) is fixed up as the C driver does it
 /// ([`cede0_fixup`]); every XCEDE state is then at least as deep.
 pub fn plan(records: &Records, tb_hz: u64) -> Plan {
+    // Small locals only: this runs at module load and under KUnit, on
+    // kernel stacks (8 KiB on some configurations).
     let mut p = Plan {
         cede0: cede0_fixup(records.as_slice(), tb_hz),
         malformed: None,
         states: [None; MAX_XCEDE_STATES],
         skipped: [None; MAX_RECORDS],
     };
-    let mut cand: [Option<XState>; MAX_RECORDS] = [None; MAX_RECORDS];
-    let mut seen = [false; 256];
-    for (i, r) in records.as_slice().iter().enumerate() {
-        let skip = |p: &mut Plan, why| p.skipped[i] = Some((i, r.hint, why));
-        let us = match ticks_to_us(r.latency_ticks, tb_hz) {
-            Some(0) => {
-                skip(&mut p, Skip::ZeroLatency);
+    let recs = records.as_slice();
+    // each record's exit latency if it gives a state, 0 if not
+    let mut lat = [0u32; MAX_RECORDS];
+    // the hints seen, a bit each
+    let mut seen = [0u64; 4];
+    for (i, r) in recs.iter().enumerate() {
+        let hint = usize::from(r.hint);
+        let why = match ticks_to_us(r.latency_ticks, tb_hz) {
+            Some(0) => Skip::ZeroLatency,
+            None => Skip::LatencyOutOfRange,
+            Some(_) if !r.wake_on_irqs => Skip::NotIrqResponsive,
+            Some(_) if hint == 0 => Skip::HintZero,
+            Some(_) if seen[hint / 64] & (1 << (hint % 64)) != 0 => Skip::DuplicateHint,
+            Some(us) => {
+                seen[hint / 64] |= 1 << (hint % 64);
+                lat[i] = us + TIMER_OFFLOAD_US;
                 continue;
             }
-            None => {
-                skip(&mut p, Skip::LatencyOutOfRange);
-                continue;
-            }
-            Some(us) => us,
         };
-        if !r.wake_on_irqs {
-            skip(&mut p, Skip::NotIrqResponsive);
-            continue;
-        }
-        if r.hint == 0 {
-            skip(&mut p, Skip::HintZero);
-            continue;
-        }
-        if seen[usize::from(r.hint)] {
-            skip(&mut p, Skip::DuplicateHint);
-            continue;
-        }
-        seen[usize::from(r.hint)] = true;
-        let lat = us + TIMER_OFFLOAD_US;
-        cand[i] = Some(XState {
-            hint: r.hint,
-            exit_latency_us: lat,
-            target_residency_us: lat * RESIDENCY_FACTOR,
-            timer_stop: true,
-            name: xcede_name(r.hint),
-        });
+        p.skipped[i] = Some((r.hint, why));
     }
-    // Insertion sort of the candidates by (latency, hint) into `sorted`.
-    let mut sorted: [Option<(usize, XState)>; MAX_RECORDS] = [None; MAX_RECORDS];
+    // Insertion sort of the candidates' indices by (latency, hint).
+    let key = |i: usize| (lat[i], recs[i].hint);
+    let mut order = [0usize; MAX_RECORDS];
     let mut n = 0;
-    for (i, c) in cand.iter().enumerate() {
-        let Some(x) = *c else { continue };
-        let key = (x.exit_latency_us, x.hint);
+    for i in (0..recs.len()).filter(|&i| lat[i] != 0) {
         let mut j = n;
-        while j > 0 {
-            match sorted[j - 1] {
-                Some((_, y)) if (y.exit_latency_us, y.hint) > key => {
-                    sorted[j] = sorted[j - 1];
-                    j -= 1;
-                }
-                _ => break,
-            }
+        while j > 0 && key(order[j - 1]) > key(i) {
+            order[j] = order[j - 1];
+            j -= 1;
         }
-        sorted[j] = Some((i, x));
+        order[j] = i;
         n += 1;
     }
-    for (k, s) in sorted.iter().flatten().enumerate() {
+    for (k, &i) in order[..n].iter().enumerate() {
+        let hint = recs[i].hint;
         if k < MAX_XCEDE_STATES {
-            p.states[k] = Some(s.1);
+            p.states[k] = Some(XState {
+                hint,
+                exit_latency_us: lat[i],
+                target_residency_us: lat[i] * RESIDENCY_FACTOR,
+                timer_stop: true,
+                name: xcede_name(hint),
+            });
         } else {
-            p.skipped[s.0] = Some((s.0, s.1.hint, Skip::TooManyStates));
+            p.skipped[i] = Some((hint, Skip::TooManyStates));
         }
     }
     p
@@ -728,6 +719,15 @@ mod tests {
         assert_eq!(fixup(&t[..n]), None);
     }
 
+    /// CEDE(0)'s fix-up planned from `recs` (not inlined: a case holding
+    /// several buffers and plans at once gets a frame above
+    /// `CONFIG_FRAME_WARN`).
+    #[inline(never)]
+    fn cede0_of(recs: &[(u8, u64, bool)]) -> Result<Option<(u32, u32)>, ParseError> {
+        let (b, n) = buf(recs);
+        Ok(plan(&parse(&b[..n])?, TB_HZ).cede0)
+    }
+
     #[test]
     fn out_of_range_latencies_still_fix_up_cede() -> Result<(), ParseError> {
         let us = |us: u64| us * 512;
@@ -737,15 +737,16 @@ mod tests {
         let p = plan_buffer(&b[..n], TB_HZ);
         assert_eq!(p.cede0, Some((500_000_000, u32::MAX)));
         assert_eq!(p.states().count(), 0);
-        assert_eq!(p.skipped().next(), Some(&(0, 1, Skip::LatencyOutOfRange)));
-        let (b, n) = buf(&[(1, us(u64::from(u32::MAX) - 1), true)]);
+        assert_eq!(p.skipped().next(), Some((0, 1, Skip::LatencyOutOfRange)));
         assert_eq!(
-            plan(&parse(&b[..n])?, TB_HZ).cede0,
+            cede0_of(&[(1, us(u64::from(u32::MAX) - 1), true)])?,
             Some((u32::MAX - 1, u32::MAX))
         );
         // UINT_MAX us and beyond: not below C's starting minimum
-        let (b, n) = buf(&[(1, us(u64::from(u32::MAX)), true), (2, u64::MAX, true)]);
-        assert_eq!(plan(&parse(&b[..n])?, TB_HZ).cede0, None);
+        assert_eq!(
+            cede0_of(&[(1, us(u64::from(u32::MAX)), true), (2, u64::MAX, true)])?,
+            None
+        );
         // the lowest still wins when it is in range
         let (b, n) = buf(&[(1, us(500_000_000), true), (2, us(7), true)]);
         let p = plan(&parse(&b[..n])?, TB_HZ);
@@ -767,7 +768,7 @@ mod tests {
         ]);
         let p = plan(&parse(&b[..n])?, TB_HZ);
         let mut why = [None; 7];
-        for &(i, _, w) in p.skipped() {
+        for (i, _, w) in p.skipped() {
             why[i] = Some(w);
         }
         assert_eq!(
