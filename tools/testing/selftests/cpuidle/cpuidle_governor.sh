@@ -73,7 +73,8 @@ i=0
 while [ $i -lt 100 ]; do
 	for g in $govs; do
 		echo "$g" >"$CPUIDLE/current_governor" 2>/dev/null || bad=$((bad + 1))
-		[ "$(cat "$CPUIDLE/current_governor")" = "$g" ] || bad=$((bad + 1))
+		read -r cur <"$CPUIDLE/current_governor"
+		[ "$cur" = "$g" ] || bad=$((bad + 1))
 	done
 	i=$((i + 1))
 done
