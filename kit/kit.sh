@@ -29,10 +29,16 @@
 #   the cache.
 # kit.sh tarball ARCH FILE: the kit's kselftest tarball alone, to FILE (the
 #   check guests run it: pipeline/mkinitramfs.sh).
+# kit.sh ksft-merge ARCH...: what a lab's "defconfig + kselftest" build
+#   gets (x86_64, arm64): make defconfig kselftest-merge in the grafted
+#   tree, every collection's config merged, kconfig only; every line of
+#   the cpuidle collection's config must hold but those of the drivers
+#   ARCH lacks (ksft_foreign).  A result is kept under the hash of what
+#   it reads (every collection's config, the tree's version, rustc).
 set -euo pipefail
 . "$(dirname "$0")/../pipeline/lib.sh"
 
-usage="usage: kit.sh ARCH [DIR] | kit.sh check-config ARCH... | kit.sh board-build ARCH | kit.sh tarball ARCH FILE"
+usage="usage: kit.sh ARCH [DIR] | kit.sh check-config ARCH... | kit.sh ksft-merge ARCH... | kit.sh board-build ARCH | kit.sh tarball ARCH FILE"
 
 # board_setup ARCH: KARCH (lib.sh), the board's DEFCONFIG, FRAG
 board_setup() {
@@ -166,6 +172,10 @@ Made by 'make kit ARCH=$arch' from rcpuidle $(git -C "$TOP" describe --always --
      make ARCH=$KARCH modules_install INSTALL_MOD_PATH=...
    Every option of the fragment stays as asked after olddefconfig
    ('make check' checks it); 'grep -E "RTEO|CPUIDLE" .config' shows them.
+   A lab's "defconfig + kselftest" build (make defconfig kselftest-merge,
+   every collection's config merged) gets the same from the collection's
+   own config on x86_64 and arm64 ('make check' checks that too): Rust,
+   rteo, the PM QoS sample, the platform's driver, fault injection.
 
 2. Boot it with cpuidle.governor=rteo on the command line.
 
@@ -318,7 +328,62 @@ board_build() {
 	[ "$arch" != armv7 ] || echo "kit: $arch: Armada device trees: $(ls "$b"/arch/arm/boot/dts/marvell/armada-*.dtb 2>/dev/null | wc -l)"
 }
 
+# the options of the collection's config that ARCH has no Kconfig entry
+# for (another arch's drivers and the C ones they replace)
+ksft_foreign() {
+	case $1 in
+	x86_64) echo "PSERIES_CPUIDLE_RUST PSERIES_CPUIDLE ARM_MVEBU_V7_CPUIDLE_RUST ARM_MVEBU_V7_CPUIDLE ARM_PSCI_CPUIDLE_RUST ARM_PSCI_CPUIDLE" ;;
+	arm64) echo "PSERIES_CPUIDLE_RUST PSERIES_CPUIDLE ARM_MVEBU_V7_CPUIDLE_RUST ARM_MVEBU_V7_CPUIDLE CPUIDLE_VSTATES" ;;
+	*) die "ksft-merge: x86_64 or arm64, not $1" ;;
+	esac
+}
+
+# ksft_merge ARCH: prints one "kit: ksft-merge ARCH: ..." line; fails
+# if the collection's config does not hold
+ksft_merge() {
+	arch_setup "$1"
+	local o=$CACHE/ksft-merge/$1 cfg=$TREE/tools/testing/selftests/cpuidle/config
+	local key foreign line k want=0 bad=()
+	foreign=" $(ksft_foreign "$1") "
+	key=$({ cat "$TREE"/tools/testing/selftests/*/config; echo "$1 $KVER $RUSTVER"; } |
+		sha256sum | cut -c1-16)
+	if [ "$(cat "$o/.rcpuidle-key" 2>/dev/null)" != "$key" ]; then
+		rm -rf "$o"
+		mkdir -p "$o"
+		"${KMAKE[@]}" O="$o" -s defconfig kselftest-merge >"$o.log" 2>&1 ||
+			{ echo "kit: ksft-merge $1: FAIL: make defconfig kselftest-merge failed (log $o.log)"; return 1; }
+		echo "$key" >"$o/.rcpuidle-key"
+	fi
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=[ym]) k=${line%%=*} ;;
+		'# CONFIG_'*' is not set') k=${line#\# }; k=${k%% *} ;;
+		*) continue ;;
+		esac
+		case "$foreign" in *" ${k#CONFIG_} "*) continue ;; esac
+		want=$((want + 1))
+		case "$line" in
+		'#'*) ! grep -qE "^$k=" "$o/.config" || bad+=("$k set") ;;
+		*) grep -qx "$line" "$o/.config" || bad+=("$line: $(grep -E "^(# )?${k}[= ]" "$o/.config" || echo absent)") ;;
+		esac
+	done <"$cfg"
+	if [ ${#bad[@]} -gt 0 ]; then
+		echo "kit: ksft-merge $1: FAIL: ${bad[*]}"
+		return 1
+	fi
+	echo "kit: ksft-merge $1: ok: the $want options of the cpuidle collection's config hold after make defconfig kselftest-merge ($(grep -cE '^CONFIG_' "$o/.config") options set)"
+}
+
 case "${1:-}" in
+ksft-merge)
+	shift
+	[ $# -gt 0 ] || die "$usage"
+	"$TOP/pipeline/graft.sh" >/dev/null
+	rc=0
+	for a in "$@"; do
+		ksft_merge "$a" || rc=1
+	done
+	exit $rc ;;
 board-build)
 	[ $# = 2 ] || die "$usage"
 	board_build "$2" ;;

@@ -214,6 +214,13 @@ if [ -f "$CACHE/rust_lib_src" ]; then
 	for a in x86_64 armv7 ppc64le arm64; do
 		if grep -q "^kit: $a: ok: " <<<"$out"; then p=$((p + 1)); else f=$((f + 1)); fi
 	done
+	# a lab's "defconfig + kselftest" build: the collection's config
+	# holds after make defconfig kselftest-merge (kconfig only)
+	out=$("$TOP/kit/kit.sh" ksft-merge x86_64 arm64 2>&1)
+	echo "$out" | sed 's/^/host: /'
+	for a in x86_64 arm64; do
+		if grep -q "^kit: ksft-merge $a: ok: " <<<"$out"; then p=$((p + 1)); else f=$((f + 1)); fi
+	done
 else
 	echo "host: kit config fragments not checked (not set up: make setup)"; s=$((s + 1))
 fi

@@ -312,10 +312,12 @@ generic() {
 	gen_cut "$TOP/$KST/Makefile" "$GENMARK_MK" >"$g/$KST/Makefile"
 	printf '\ninclude ../lib.mk\n' >>"$g/$KST/Makefile"
 	gen_cut "$TOP/$KST/README.md" "$GENMARK_MD" >"$g/$KST/README.md"
-	# the programs and files the generic Makefile names, and config
+	# the collection's config up to its Rust part; the programs and files
+	# the generic Makefile names
 	files=$(sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' "$g/$KST/Makefile" |
 		sed -nE 's/^TEST_(PROGS|FILES) *:?= *//p' | tr -s ' \t' '\n' | grep -v '^README.md$' | grep .)
-	for f in $files config; do
+	gen_cut "$TOP/$KST/config" "$GENMARK_MK" >"$g/$KST/config"
+	for f in $files; do
 		[ -f "$TOP/$KST/$f" ] || die "the generic Makefile names $f, which $KST lacks"
 		cp -p "$TOP/$KST/$f" "$g/$KST/$f"
 	done
