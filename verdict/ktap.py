@@ -39,9 +39,12 @@ test.  A kselftest may skip as a whole only where the list says so, with
 a reason ("kselftest NAME skip: REASON"), and only as a whole (its output
 a "1..0 # SKIP" plan and no result); any other skip (exit 4) is red.  The
 run is also red on a guest that timed out or did not finish, on any splat
-(the OOM killer, sysfs's duplicate-name dump and kmemleak disabling
-itself included), and on dropped or suppressed console messages (a splat
-may hide there; warn_alloc's own rate limit excepted, see DROPPED_OK_RE);
+(a kernel report: a line that matches one of the expressions of
+verdict/splats.txt, which verdict/splats.py derives from the kernel's
+report-printing sites, the OOM killer, sysfs's duplicate-name dump and
+kmemleak disabling itself included), and on dropped or suppressed console
+messages (a splat may hide there; warn_alloc's own rate limit excepted,
+see DROPPED_OK_RE);
 a splat's error line says what was running (a test's mark in the kernel
 log, see splat_context()) and the report's frames, and the report is
 printed.  Prints one line per suite and a final "N passed, N failed, N
@@ -68,27 +71,20 @@ import os
 import re
 import sys
 
+import splats  # (beside this file: the splat list's reader, verdict/splats.txt)
 import testlist  # (beside this file: the one reader of configs/ARCH.tests)
 
-SPLATS = [
-    r"WARNING:", r"BUG:", r"\bOops\b", r"Kernel panic", r"KASAN:", r"UBSAN:",
-    r"-+\[ cut here \]-+", r"possible recursive locking",
-    r"possible circular locking", r"inconsistent lock state",
-    r"suspicious RCU usage", r"general protection fault",
-    r"Unable to handle kernel", r"rcu: INFO: .*stall", r"INFO: task .* blocked",
-    r"Internal error:", r"BUG kmalloc", r"kernel BUG at",
-    r"kmemleak: \d+ new suspected memory leaks",
-    # reports with a stack dump but no WARNING: (mm/oom_kill.c,
-    # fs/sysfs/dir.c's sysfs_warn_dup(), mm/kmemleak.c's kmemleak_warn())
-    r"invoked oom-killer: ", r": Killed process \d+ \(",
-    r"Out of memory and no killable processes",
-    r"sysfs: cannot create duplicate filename",
-    r"kmemleak: (Found object by alias|Cannot insert |.* unknown object|"
-    r"Scan area larger than object)",
-    # kmemleak gone: leaks after this go unreported ("Kernel memory leak
-    # detector disabled", "Kmemleak disabled without freeing internal data")
-    r"kmemleak: .*\bdisabled\b",
-]
+# The splats: the kernel's reports, one regex per message that heads one,
+# derived from the kernel's report-printing sites by verdict/splats.py
+# (whose docstring states the rule) and committed as verdict/splats.txt; a
+# host test derives the list again from the pristine tree and compares.
+SPLATS_TXT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "splats.txt")
+try:
+    SPLATS = splats.load(SPLATS_TXT)
+except OSError as _e:
+    raise SystemExit("ktap.py: no splat list: %s" % _e)
+if not SPLATS:
+    raise SystemExit("ktap.py: no splat in %s" % SPLATS_TXT)
 SPLAT_RE = re.compile("|".join(SPLATS))
 # printk's own notes that console output was lost or rate-limited: a
 # console's "** N printk messages dropped **", setup_log_buf()'s "printk:
