@@ -4,371 +4,227 @@
 
 Usage: python3 -m verdict.splats TREE   (or: python3 verdict/splats.py TREE)
 
-Scans TREE (a Linux source tree) for the places that print a kernel report
-and prints, grouped by family (the source file that prints them), a regular
-expression for each message that heads a report, with its sites
-(FILE:LINE FUNCTION, "via" the dumping function for a message a helper
-prints).  verdict/splats.txt is this command's output on the pristine 7.3.4
-tree; verdict/ktap.py's splats are its expressions (load()), and a host
-test derives the list again and compares, so the list is not typed by hand
-and cannot go stale.
+Prints, by family (the file that prints them), a regular expression for
+each message of TREE (a Linux tree) that heads a kernel report, with its
+sites (FILE:LINE FUNCTION, "via" the dumping function if a helper prints it).
+verdict/splats.txt, its output on the pristine 7.3.4 tree, holds ktap.py's
+splats (load()); a host test derives it again: it cannot go stale.
 
-The rule.  A report is what the kernel prints together with a stack dump
-or a panic.  The dumps are the calls of DUMPS (the stack, register and
-module-list printers, the panics, WARN()'s __warn(), BUG(), the oops
-printers), assertions without a message whose condition is the constant
-true (WARN_ON(1): "dump the stack here"), and the calls of the units
-(functions, function-like macros) of the same file that count as dumps:
-
-* a unit that calls a dump dumps; it counts as a dump for the other units
-  of its file if it does so at the top level of its body, or if it prints a
-  head of its own (a helper that BUG()s on an impossible value, printing
-  nothing first, does not make its callers report printers);  a dump in
-  another file counts only if it is in DUMPS;
-
-* the head of a dumping unit's report is every message it prints on the
-  way to a dump: before it, and not in a branch that returns, jumps or
-  breaks out of the switch or loop that holds the dump; and the messages
-  its file's units it calls there print whenever they run (at the top
-  level of their body, to CALLEE_DEPTH);
-
-* a message counts if it is printed at KERN_WARNING or above (pr_warn(),
-  pr_err(), ... dev_warn(), ..., printk() with such a level or none: the
-  default level is KERN_WARNING), with a format that is a string literal
-  or a string macro (config-dependent macros a wildcard);
-
-* a unit whose head prints its own parameter as the format
-  (kmemleak_warn(), CHECK_DATA_CORRUPTION()) passes the report on: the
-  literal format of each call of it is a head;
-
-* a macro whose body is a WARN(1, ...) with a literal format
-  (REFCOUNT_WARN(), DEBUG_LOCKS_WARN_ON()) names a family of WARNING
-  reports: that format is a head (a parameter spliced in, a wildcard);
-  a plain WARN()'s message is not (its report is headed by __warn()'s
-  "WARNING:");
-
+The rule.  A report is what the kernel prints with a stack dump or a panic.
+The dumps are the calls of DUMPS, assertions without a message of the
+constant true (WARN_ON(1): "dump the stack here"), and the calls of the
+units (functions, function-like macros) of a file that count as dumps there:
+* a unit that calls a dump dumps; it counts as a dump in its file if it
+  does so at the top level of its body, or prints a head of its own (a
+  helper that BUG()s on an impossible value, printing nothing first, does
+  not make its callers report printers); across files only DUMPS count;
+* a dumping unit's head is every message it prints on the way to a dump
+  (before it, not in a branch that returns, jumps or breaks out of the
+  switch or loop that holds the dump), and what the units of its file it
+  calls there print whenever they run (at their top level, to CALLEE_DEPTH);
+* a message counts if printed at KERN_WARNING or above (pr_warn(), dev_err(),
+  printk() with such a level or none), its format a string literal or
+  string macro (a config-dependent one a wildcard);
+* a unit whose head prints its own parameter as the format (kmemleak_warn(),
+  CHECK_DATA_CORRUPTION()) passes the report on: the literal format of each
+  call of it is a head;
+* a macro whose body is a WARN(1, ...) with a literal format (REFCOUNT_WARN(),
+  DEBUG_LOCKS_WARN_ON()) names a family of WARNING reports: the format is a
+  head (a parameter a wildcard); a plain WARN()'s message is not (__warn()'s
+  "WARNING:" heads its report);
 * a title that the heads of TITLE_FAMILIES families or more start with
-  ("BUG: ", "WARNING: ", "INFO: ") is a pattern of its own: a message
-  titled so is a report, dump or not (mm's "BUG: Bad rss-counter state",
-  a driver's report).
+  ("BUG: ", "WARNING: ", "INFO: ") is a head of its own: a message titled so
+  is a report, dump or not (mm's "BUG: Bad rss-counter state").
 
-A head's format becomes a regular expression for its text up to its
-first newline: the pr_fmt() prefix kept, the KERN_ level dropped, each
-conversion (%d, %s, %pS...) a wildcard (a number for %d, %u, %x),
-wildcards at the ends dropped; a pattern with too little text of its own
-to name a report (MIN_SCORE) is dropped.  The scan covers the generic code (GENERIC) and
-the four architectures the project boots (ARCHES, their ARCH_DIRS).  The
-exceptions, each with its reason: REPORTERS (a dump the rule cannot see),
+A head's expression matches its format's first line: the pr_fmt() prefix
+kept, the KERN_ level dropped, a conversion a wildcard (a number for %d, %u,
+%x), wildcards at the ends dropped; one with too little text of its own to
+name a report (MIN_SCORE) is dropped.  The scan covers the generic code
+(GENERIC) and the architectures the project boots (ARCHES, ARCH_DIRS).
+Exceptions, each with its reason: REPORTERS (a dump the rule cannot see),
 EXPECTED (a report that is no bug), HAND (reports without a dump).
 """
+import bisect
+import functools
+import glob
+import itertools
 import os
+import pathlib
 import re
 import sys
-from typing import Dict, Optional, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
-# the four architectures the project boots, and the generic code: the
-# core directories every build of theirs compiles, whatever its drivers,
-# file systems and networking (fs/'s own top level and the pseudo file
-# systems every boot mounts, the driver core)
+# the architectures the project boots, and the core every build compiles:
+# the generic code (fs/'s top level, the pseudo file systems, the driver core)
+# and an architecture's own kernel (traps, faults, oops printers, mm, entry)
 ARCHES = ("x86", "arm", "arm64", "powerpc")
-GENERIC = ("init", "kernel", "mm", "lib", "ipc", "block", "security",
-           "fs/*.c", "fs/sysfs", "fs/kernfs", "fs/proc", "drivers/base",
-           "include/linux", "include/asm-generic")
-# an architecture's own kernel: its traps, faults and oops printers, its
-# memory management, entry code and headers (not its platforms and boards,
-# KVM, crypto, BPF JIT, perf events, boot code)
+GENERIC = ("init", "kernel", "mm", "lib", "ipc", "block", "security", "fs/*.c", "fs/sysfs",
+           "fs/kernfs", "fs/proc", "drivers/base", "include/linux", "include/asm-generic")
 ARCH_DIRS = ("kernel", "mm", "lib", "entry", "include")
-
-# the dumps: functions that print a stack (this CPU's, a task's, other
-# CPUs', a saved one), the register dump, the module list (printed only in
-# reports), the panics (check_panic_on_warn(): the panic_on_warn panic the
-# detectors' reports end with), WARN()'s printer, BUG(), and the
-# architectures' oops printers
-DUMPS = {
-    "dump_stack", "dump_stack_lvl", "show_stack", "show_regs", "__show_regs",
-    "sched_show_task", "dump_cpu_task", "trigger_all_cpu_backtrace",
-    "trigger_allbutcpu_cpu_backtrace", "trigger_single_cpu_backtrace",
-    "trigger_cpumask_backtrace", "nmi_trigger_cpumask_backtrace",
-    "stack_trace_print", "print_modules", "panic", "vpanic", "nmi_panic",
-    "check_panic_on_warn", "__warn", "warn_slowpath_fmt", "BUG", "die",
-    "__die", "die_addr",
-}
-# assertions without a message: a dump when their condition is the
-# constant true (the author's "dump the stack here"); a WARN() with a
-# message of its own is a report of its own, headed by __warn()'s WARNING:
+# the dumps: stack printers (this CPU's, a task's, other CPUs', a saved one),
+# the register dump, the module list (printed only in reports), the panics
+# (check_panic_on_warn(): the detectors' panic_on_warn), __warn(), BUG(), oops printers
+DUMPS = set("""dump_stack dump_stack_lvl show_stack show_regs __show_regs sched_show_task
+dump_cpu_task trigger_all_cpu_backtrace trigger_allbutcpu_cpu_backtrace trigger_single_cpu_backtrace
+trigger_cpumask_backtrace nmi_trigger_cpumask_backtrace stack_trace_print print_modules panic vpanic
+nmi_panic check_panic_on_warn __warn warn_slowpath_fmt BUG die __die die_addr""".split())
+# assertions without a message (a dump if they assert true), the WARN()s
+# with one (their second argument: a report of its own, under "WARNING:")
 ASSERTS = {"WARN_ON", "WARN_ON_ONCE", "BUG_ON"}
-# the WARN()s with a message (the format their second argument)
 WARNS = {"WARN", "WARN_ONCE", "WARN_RATELIMIT", "WARN_TAINT", "WARN_TAINT_ONCE"}
 TRUE = {"1", "true"}
-
-# report printers whose dump their callers do (so the rule cannot see it):
-# what they print whenever they run is a head.  lib/bug.c's report_bug()
-# prints BUG()'s "kernel BUG at" line; the architecture's trap handler then
-# calls die() (x86 through handle_bug(), arm64, arm and powerpc directly).
+# report printers whose callers dump: what they print whenever they run is
+# a head.  lib/bug.c's report_bug() prints BUG()'s "kernel BUG at" line;
+# the trap handler then calls die() (x86 through handle_bug()).
 REPORTERS = {"report_bug": "lib/bug.c"}
-
-# the expected reports: printed with a stack dump, but no bug, so no
-# splats (the function's heads are left out, and it is no dump).  They
-# report an allocation that failed: the caller handles the failure, and
-# the kselftests' fault injection (fail_nth.sh: failslab, fail_page_alloc)
-# provokes them by design (ktap.py lets warn_alloc's rate limit pass too)
-EXPECTED = {
-    "warn_alloc": "mm/page_alloc.c",  # the page allocator's and vmalloc's
-    "pcpu_alloc_noprof": "mm/percpu.c",  # "percpu: allocation failed, size=..."
-    "alloc_cpumask_var_node": "lib/cpumask.c",  # "=> alloc_cpumask_var: failed!"
-    "__kmem_cache_create_args": "mm/slab_common.c",  # "kmem_cache_create(...) failed"
-}
-
-# families added by hand: reports the console carries without a stack
-# dump of their own, (family, regex, why)
+# reports with a stack dump but no bug (no heads, no dump): an allocation
+# failed, which the caller handles and the kselftests' fault injection
+# (fail_nth.sh) provokes (ktap.py lets warn_alloc's rate limit pass too)
+EXPECTED = {"warn_alloc": "mm/page_alloc.c",  # the page allocator's and vmalloc's
+            "pcpu_alloc_noprof": "mm/percpu.c",  # "percpu: allocation failed, size=..."
+            "alloc_cpumask_var_node": "lib/cpumask.c",  # "=> alloc_cpumask_var: failed!"
+            "__kmem_cache_create_args": "mm/slab_common.c"}  # "kmem_cache_create(...) failed"
+# reports the console carries without a stack dump: (family, regex, why)
 HAND = [
-    ("mm/oom_kill.c", r": Killed process \d+ \(",
-     "the OOM killer's kill: its stack dump (dump_header()) is rate limited "
-     "(oom_rs), so a kill may come without one"),
-    ("mm/kmemleak.c", r"kmemleak: \d+ new suspected memory leaks",
-     "kmemleak prints its leak reports (each with a backtrace) in debugfs; "
-     "this pr_info() is all the console gets of them"),
-    ("mm/kmemleak.c", r"kmemleak: .*\bdisabled\b",
-     "kmemleak turned off (kmemleak_disable(), kmemleak_do_cleanup()): "
-     "leaks after it go unreported"),
+    ("mm/oom_kill.c", r": Killed process \d+ \(", "the OOM killer's kill: its stack dump "
+     "(dump_header()) is rate limited (oom_rs), so a kill may come without one"),
+    ("mm/kmemleak.c", r"kmemleak: \d+ new suspected memory leaks", "kmemleak prints its leak "
+     "reports (each with a backtrace) in debugfs; this pr_info() is all the console gets of them"),
+    ("mm/kmemleak.c", r"kmemleak: .*\bdisabled\b", "kmemleak turned off (kmemleak_disable(), "
+     "kmemleak_do_cleanup()): leaks after it go unreported"),
 ]
-
 # the print functions: name -> (index of the format argument, level, uses
-# pr_fmt()); level None: from the format's KERN_ prefix (none: the default
-# level, KERN_WARNING)
+# pr_fmt()); level None: the format's KERN_ prefix (none: KERN_WARNING)
 PRINTS: Dict[str, Tuple[int, Optional[int], bool]] = {}
-for _lvl, _n in (("emerg", 0), ("alert", 1), ("crit", 2), ("err", 3), ("warn", 4),
-                 ("warning", 4), ("info", 6), ("notice", 5), ("debug", 7)):
-    for _sfx in ("", "_once", "_ratelimited", "_deferred", "_deferred_once"):
+for _sfx in ("", "_once", "_ratelimited", "_deferred", "_deferred_once"):
+    PRINTS["printk" + _sfx] = (0, None, False)
+    for _n, _lvl in enumerate(("emerg", "alert", "crit", "err", "warn", "notice", "info", "debug")):
         PRINTS["pr_" + _lvl + _sfx] = (0, _n, True)
         PRINTS["dev_" + _lvl + _sfx] = (1, _n, False)
-for _p in ("printk", "printk_once", "printk_ratelimited", "printk_deferred",
-           "printk_deferred_once"):
-    PRINTS[_p] = (0, None, False)
-PRINTS.pop("dev_warning")
 WARN_LEVEL = 4  # KERN_WARNING: a message at this level or above counts
 CALLEE_DEPTH = 2  # callees of callees of callees: the depth searched
-# what a pattern needs of its own to name a report: 3 letters, and a score
-# of this much (its characters, blanks aside, its typed numbers (%d, %x),
-# its pieces of text after the first) if its line starts with the format's
-# own text (MIN_SCORE), or not (MIN_SCORE_INNER)
-MIN_SCORE = 8
-MIN_SCORE_INNER = 10
-TITLE_FAMILIES = 4  # see Deriver.titled()
-
-# the lexer: comments, string and character literals, preprocessor lines
-LEX_RE = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
-TOKEN_RE = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[{};]')
-PAREN_RE = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[()]')
+# what a pattern needs of its own to name a report: 3 letters, and a score (its
+# characters but blanks, typed numbers (%d, %x), pieces of text after the first)
+# of MIN_SCORE if its line starts with the format's text, else MIN_SCORE_INNER
+MIN_SCORE, MIN_SCORE_INNER, TITLE_FAMILIES = 8, 10, 4
+STR = r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\''
+LEX_RE = re.compile(r"/\*.*?\*/|//[^\n]*|" + STR, re.S)
+TOKEN_RE = re.compile(STR + r"|[{};]")
+ARGS_RE = re.compile(STR + r"|[()\[\]{},]")
 CALL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+DIRECTIVE_RE = re.compile(r"^[^\S\n]*#(?:.*\\\n)*.*", re.M)
 DEFINE_RE = re.compile(r"#\s*define\s+([A-Za-z_]\w*)(\(([^)]*)\))?(.*)", re.S)
-TRUE_ASSERT_RE = re.compile(r"\b(?:WARN_ON|WARN_ON_ONCE|BUG_ON)\s*\(\s*(?:1|true)\s*\)")
-TRUE_WARN_RE = re.compile(r"\bWARN\w*\s*\(\s*(?:1|true)\s*,")
 STRING_MACRO_RE = re.compile(r'^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+'
                              r'((?:[A-Za-z_]\w*[ \t]+)?"(?:\\.|[^"\\\n])*"[^\n]*)$', re.M)
 CASE_RE = re.compile(r"(?<![\w:?])(?:case\b[^;{}:]*|default\s*):(?!:)")
 JUMP_RE = re.compile(r"\b(return|goto|break|continue)\b")
-KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "typeof",
-            "__typeof__", "defined", "do", "else", "case", "_Generic",
-            "__attribute__", "asm", "__asm__", "volatile", "__builtin_expect"}
-# attribute macros that take arguments in a function's header
-ATTRS_RE = re.compile(r"^(__printf|__scanf|__attribute__|__section|__aligned|__must_hold|"
-                      r"__acquires|__releases|__cond_acquires|__cond_releases|__alloc_size|"
-                      r"__no_sanitize\w*|__diagnose_as|__counted_by|__assume_aligned|"
-                      r"__malloc|__nocfi|__weak|__init|__ref|__cold|__noreturn|"
-                      r"__visible|noinline|notrace|asmlinkage|__no_kcsan|"
-                      r"__no_profile|__must_check|__releases_shared|__acquires_shared|"
-                      r"__context_unsafe|__must_not_hold|__cond_lock|__guarded_by)$")
-ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'",
-           "a": "\a", "b": "\b", "f": "\f", "v": "\v", "e": "\x1b", "?": "?"}
+# a printf conversion, or a wildcard's mark (to_regex())
 CONV_RE = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?(hh|h|ll|l|L|z|Z|t|j)?"
-                     r"([diouxXcspe%])([A-Za-z]*)")
+                     r"([diouxXcspe%])([A-Za-z]*)|\x00")
+HEX = r"[0-9a-fA-F]+"
+CONV_RX = {"d": r"-?\d+", "i": r"-?\d+", "u": r"\d+", "x": HEX, "X": HEX, "o": "[0-7]+",
+           "c": ".", "s": ".*"}  # any other (%p and its extension's letters, %e): .*
+KEYWORDS = set("""if for while switch return sizeof typeof __typeof__ defined do else case
+_Generic __attribute__ asm __asm__ volatile __builtin_expect""".split())
+# the attribute macros with arguments in a function's header (and __no_sanitize*)
+ATTRS = set("""__printf __scanf __attribute__ __section __aligned __must_hold __acquires __releases
+__cond_acquires __cond_releases __alloc_size __diagnose_as __counted_by __assume_aligned __weak
+__must_check __releases_shared __acquires_shared __context_unsafe __must_not_hold __guarded_by""".split())
+ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "e": "\x1b"}
+# a constant-true assertion, a WARN(1, ...) (quick test first: the tree writes no blanks in them)
+true_assert = lambda text: ("(1)" in text or "(true)" in text) and \
+    bool(re.search(r"\b(?:WARN_ON|WARN_ON_ONCE|BUG_ON)\s*\(\s*(?:1|true)\s*\)", text))
+true_warn = lambda text: ("(1," in text or "(true," in text) and \
+    bool(re.search(r"\bWARN\w*\s*\(\s*(?:1|true)\s*,", text))
+params_of = lambda pieces: [q[1] for q in pieces if isinstance(q, tuple) and q[0] == "param"]
+# a function: an offset of TEXT -> its line (1 + the newlines before it, thanks to the -1)
+lines = lambda text: functools.partial(bisect.bisect_left, [-1] + [m.start() for m in re.finditer("\n", text)])
 
 
 def unescape(lit):
     """The text of a C string literal (with its quotes)."""
-    out, s, i = [], lit[1:-1], 0
-    while i < len(s):
-        c = s[i]
-        if c != "\\" or i + 1 == len(s):
-            out.append(c)
-            i += 1
-            continue
-        n = s[i + 1]
-        m = re.match(r"[0-7]{1,3}", s[i + 1:])
-        if m:
-            out.append(chr(int(m.group(0), 8)))
-            i += 1 + len(m.group(0))
-        elif n == "x":
-            m = re.match(r"[0-9a-fA-F]+", s[i + 2:])
-            out.append(chr(int(m.group(0), 16) & 0xff) if m else "x")
-            i += 2 + (len(m.group(0)) if m else 0)
-        else:
-            out.append(ESCAPES.get(n, n))
-            i += 2
-    return "".join(out)
+    esc = lambda e: chr(int(e, 8)) if e[0] in "01234567" else \
+        chr(int(e[1:], 16) & 0xff) if e[0] == "x" and e[1:] else ESCAPES.get(e, e)
+    return re.sub(r"\\([0-7]{1,3}|x[0-9a-fA-F]*|.)", lambda m: esc(m.group(1)), lit[1:-1], flags=re.S)
 
 
-def split_args(text):
-    """The top-level comma-separated arguments of TEXT (a call's inside)."""
-    args, depth, cur, pos = [], 0, [], 0
-    for m in re.finditer(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[()\[\]{},]', text):
+def pairs(text, chars):
+    """The matched (open, close) pairs of CHARS ("{}", "()") in TEXT."""
+    out, stack = [], []
+    for m in re.finditer("[%s]" % re.escape(chars), text):
+        if m.group(0) == chars[0]:
+            stack.append(m.start())
+        elif stack:
+            out.append((stack.pop(), m.start()))
+    return out
+
+
+def call_args(text, start):
+    """The arguments of the call whose '(' is at START; whether it closes."""
+    args, depth, parens, pos, end = [], 0, 0, start + 1, None
+    for m in ARGS_RE.finditer(text, start):
         t = m.group(0)
-        if t in "([{":
-            depth += 1
-        elif t in ")]}":
-            depth -= 1
-        elif t == "," and depth == 0:
-            cur.append(text[pos:m.start()])
-            args.append("".join(cur).strip())
-            cur, pos = [], m.end()
-    cur.append(text[pos:])
-    last = "".join(cur).strip()
-    if last or args:
-        args.append(last)
-    return args
-
-
-def close_paren(text, start):
-    """The index of the ')' closing the '(' at START, or -1."""
-    depth = 0
-    for m in PAREN_RE.finditer(text, start):
-        t = m.group(0)
-        if t == "(":
-            depth += 1
-        elif t == ")":
-            depth -= 1
-            if depth == 0:
-                return m.start()
-    return -1
-
-
-def has_true_assert(text):
-    """Whether TEXT holds a WARN_ON(1) or the like (the scanned tree writes
-    them all without blanks inside the parentheses: a quick test first)."""
-    return ("(1)" in text or "(true)" in text) and TRUE_ASSERT_RE.search(text) is not None
-
-
-def has_true_warn(text):
-    """Whether TEXT holds a WARN(1, ...) or the like."""
-    return ("(1," in text or "(true," in text) and TRUE_WARN_RE.search(text) is not None
+        depth += 1 if t in "([{" else -1 if t in ")]}" else 0
+        parens += 1 if t == "(" else -1 if t == ")" else 0
+        if t == ")" and parens == 0:
+            end = m.start()
+            break
+        if t == "," and depth == 1:
+            args.append(text[pos:m.start()].strip())
+            pos = m.end()
+    last = text[pos:end].strip()
+    return (args + [last] if last or args else args), end is not None
 
 
 class Unit:
-    """A function or a function-like macro: its name, file, first line,
-    parameters (a macro's; a function's names), and its body's text."""
+    """A function or function-like macro: name, parameters (a function's
+    their names), body (masked: its literals blanked), the body's line."""
 
-    def __init__(self, name, path, line, params, body, body_line, macro):
-        self.name, self.path, self.line = name, path, line
-        self.params, self.body, self.body_line = params, body, body_line
-        self.macro = macro
-        self._masked = None
-        self._events = None
+    def __init__(self, name, params, body, line, macro):
+        self.name, self.params, self.body, self.line, self.macro = name, params, body, line, macro
+        self.masked = re.sub(STR, lambda m: '"' + " " * (len(m.group(0)) - 2) + '"', body)
 
-    @property
-    def masked(self):
-        """The body, its string and character literals blanked."""
-        if self._masked is None:
-            self._masked = re.sub(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
-                                  lambda m: '"' + " " * (len(m.group(0)) - 2) + '"', self.body)
-        return self._masked
+    @functools.cached_property
+    def blocks(self):
+        """[(open, close, kind)]: the body, a {...} (not a do {...} while (0)
+        nor a ({...})), a case (label to label); kind loop, switch, case, ""."""
+        masked, real = self.masked, []
+        for o, c in sorted(pairs(masked, "{}")):
+            before = masked[max(0, o - 400):o].rstrip()
+            kw = re.search(r"\b(do)$", before)
+            if before.endswith("(") or kw and re.match(r"\s*while\s*\(\s*0\s*\)", masked[c + 1:c + 40]):
+                continue
+            if before.endswith(")"):  # the keyword before the '(' of that ')'
+                i = next((po for po, pc in pairs(before, "()") if pc == len(before) - 1), 0)
+                kw = re.search(r"\b(switch|for|while|if)\s*$", before[:i])
+            kind = kw.group(1) if kw else ""
+            real.append((o, c, "loop" if kind in ("do", "for", "while") else kind))
+        opens = list(real)
+        for o, c, kind in real:  # a switch's cases: the labels in its own block
+            if kind == "switch":
+                labels = [m.start() for m in CASE_RE.finditer(masked, o + 1, c)
+                          if not any(o < io < m.start() < ic < c for io, ic, _ in real)]
+                opens += [(lab, (labels + [c])[k + 1], "case") for k, lab in enumerate(labels)]
+        return [(0, len(masked), "")] + sorted(opens, key=lambda x: (x[0], -x[1]))
 
-    def mentions(self, names):
-        """Whether the body may call one of NAMES (a quick test)."""
-        return any(n in self.body for n in names)
-
-    @property
-    def true_assert(self):
-        """Whether the body holds an assertion of the constant true."""
-        return has_true_assert(self.masked)
-
+    @functools.cached_property
     def events(self):
-        """The calls of the body in order: (offset, name, args, chain),
-        chain the blocks around the call, innermost first (0 the body).
-        A block is a {...} (not a do {...} while (0) nor a ({...})), or a
-        switch's case: from its label to the next."""
-        if self._events is not None:
-            return self._events
-        masked = self.masked
-        pairs, stack = [], []
-        for m in re.finditer(r"[{}]", masked):
-            if m.group(0) == "{":
-                stack.append(m.start())
-            elif stack:
-                pairs.append((stack.pop(), m.start()))
-        real = []  # (open, close, kind)
-        for o, c in sorted(pairs):
-            before = masked[max(0, o - 40):o].rstrip()
-            if before.endswith("(") or (re.search(r"\bdo$", before) and
-                                        re.match(r"\s*while\s*\(\s*0\s*\)", masked[c + 1:c + 40])):
-                continue
-            kind = "do" if re.search(r"\bdo$", before) else ""
-            if before.endswith(")"):
-                i, depth = len(before) - 1, 0
-                while i >= 0:
-                    depth += {")": 1, "(": -1}.get(before[i], 0)
-                    if depth == 0:
-                        break
-                    i -= 1
-                if i < 0:  # the header is longer: look further back
-                    head = masked[max(0, o - 400):o].rstrip()
-                    i, depth = len(head) - 1, 0
-                    while i >= 0:
-                        depth += {")": 1, "(": -1}.get(head[i], 0)
-                        if depth == 0:
-                            break
-                        i -= 1
-                    before = head
-                kw = re.search(r"\b(switch|for|while|if)\s*$", before[:max(i, 0)])
-                kind = kw.group(1) if kw else ""
-            real.append((o, c, kind))
-        opens = [(o, c, "loop" if k in ("for", "while", "do") else k) for o, c, k in real]
-        # the cases of each switch: labels in the switch's block itself
-        for o, c, kind in real:
-            if kind != "switch":
-                continue
-            inner = [(io, ic) for io, ic, _ in real if o < io and ic < c]
-            labels = [m.start() for m in CASE_RE.finditer(masked, o + 1, c)
-                      if not any(io < m.start() < ic for io, ic in inner)]
-            for k, lab in enumerate(labels):
-                opens.append((lab, labels[k + 1] if k + 1 < len(labels) else c, "case"))
-        opens.sort(key=lambda x: (x[0], -x[1]))
-        blocks = {0: (0, len(masked), -1, "")}
-        stack = [0]
-        for o, c, kind in opens:
-            while len(stack) > 1 and blocks[stack[-1]][1] <= o:
-                stack.pop()
-            bid = len(blocks)
-            blocks[bid] = (o, c, stack[-1], kind)
-            stack.append(bid)
-        self.blocks = blocks
-        events = []
-        for m in CALL_RE.finditer(masked):
-            if m.group(1) in KEYWORDS:
-                continue
-            end = close_paren(self.body, m.end() - 1)
-            args = split_args(self.body[m.end():end]) if end > 0 else []
-            events.append((m.start(), m.group(1), args, self.chain(m.start())))
-        self._events = events
-        return events
+        """The body's calls in order: (offset, name, args, chain)."""
+        out = []
+        for m in CALL_RE.finditer(self.masked):
+            if m.group(1) not in KEYWORDS:
+                args, closed = call_args(self.body, m.end() - 1)
+                out.append((m.start(), m.group(1), args if closed else [], self.chain(m.start())))
+        return out
 
     def chain(self, off):
-        """The blocks around offset OFF, innermost first."""
-        inner = 0
-        for bid, (o, c, _, _) in self.blocks.items():
-            if o < off < c and o >= self.blocks[inner][0]:
-                inner = bid
-        chain = []
-        while inner != -1:
-            chain.append(inner)
-            inner = self.blocks[inner][2]
-        return tuple(chain)
+        """The blocks around offset OFF, innermost first (0, the body, last)."""
+        return tuple(b for b in range(len(self.blocks) - 1, -1, -1)
+                     if b == 0 or self.blocks[b][0] < off < self.blocks[b][1])
 
     def leads_to(self, p, d):
-        """Whether event P (a print, a call) comes on the way to event D:
-        before it, and not in a branch that leaves before D's block: that
-        returns, jumps, or breaks out of (continues) a switch or a loop
-        that holds D."""
+        """Whether event P comes on the way to event D: before it, not in a
+        branch that returns, jumps, breaks out of a switch or loop holding D."""
         if p[0] >= d[0]:
             return False
         for b in p[3]:
@@ -378,44 +234,41 @@ class Unit:
                 if m.group(1) in ("return", "goto"):
                     return False
                 kinds = ("loop", "switch") if m.group(1) == "break" else ("loop",)
-                target = next((t for t in self.chain(m.start()) if self.blocks[t][3] in kinds), None)
+                target = next((t for t in self.chain(m.start()) if self.blocks[t][2] in kinds), None)
                 if target is not None and target in d[3]:
                     return False
         return True
 
     def lineno(self, off):
-        return self.body_line + self.body.count("\n", 0, off)
+        return self.line + self.body.count("\n", 0, off)
 
 
 class Source:
-    """One file: its units, string macros and pr_fmt()."""
+    """One file: its units (names: the first of each), string macros and
+    pr_fmt(); the units that dump (roots), and count as dumps (local)."""
 
     def __init__(self, path, text):
-        self.path = path
-        self.units = []
-        self.strings = {}   # NAME -> string expression (object-like macros)
-        self.pr_fmt = None  # (param, expression)
-        self.names = None   # name -> unit
+        self.path, self.units, self.strings, self.pr_fmt, self.roots, self.local = path, [], {}, None, set(), set()
         text = LEX_RE.sub(lambda m: m.group(0) if m.group(0)[0] in "\"'"
                           else re.sub(r"[^\n]", " ", m.group(0)), text)
-        # preprocessor lines (with their continuations) out of the code
-        code = []
-        lines = text.split("\n")
-        i = 0
-        while i < len(lines):
-            line = lines[i]
-            if not line.lstrip().startswith("#"):
-                code.append(line)
-                i += 1
-                continue
-            first, directive = i, [line]
-            while directive[-1].endswith("\\") and i + 1 < len(lines):
-                i += 1
-                directive.append(lines[i])
-            i += 1
-            code += [""] * len(directive)
-            self.directive(" ".join(l.rstrip("\\") for l in directive).strip(), first + 1)
-        self.functions("\n".join(code))
+        line_at = lines(text)
+        for m in DIRECTIVE_RE.finditer(text):
+            self.directive(" ".join(l.rstrip("\\") for l in m.group(0).split("\n")).strip(), line_at(m.start()))
+        code = DIRECTIVE_RE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+        line_at = lines(code)
+        depth, start, head_from = 0, 0, 0
+        for m in TOKEN_RE.finditer(code):  # the functions: a top-level {...} after a header
+            if m.group(0) == "{":
+                start = m.start() if depth == 0 else start
+                depth += 1
+            elif m.group(0) == "}":
+                if depth == 1:
+                    self.function(code[head_from:start], code[start + 1:m.end() - 1], line_at(start))
+                    head_from = m.end()
+                depth = max(depth - 1, 0)
+            elif m.group(0) == ";" and depth == 0:
+                head_from = m.end()
+        self.names = {u.name: u for u in reversed(self.units)}
 
     def directive(self, d, line):
         m = DEFINE_RE.match(d)
@@ -423,581 +276,321 @@ class Source:
             return
         name, params, body = m.group(1), m.group(3), m.group(4).strip()
         if params is None:
-            if body.startswith('"') or re.match(r"^[A-Za-z_]\w*\s+\"", body):
+            if re.match(r'(?:[A-Za-z_]\w*\s+)?"', body):
                 # defined otherwise under another #if: a run-time choice
                 self.strings[name] = body if self.strings.get(name, body) == body else "?"
             return
-        plist = [p.strip() for p in params.split(",") if p.strip()]
         # a GNU named variadic parameter (x...) is x, last
-        plist = [p[:-3].strip() if p.endswith("...") and p != "..." else p for p in plist]
+        plist = [p[:-3].strip() if p.endswith("...") and p != "..." else p
+                 for p in (p.strip() for p in params.split(",")) if p]
         if name == "pr_fmt" and plist:
             self.pr_fmt = (plist[0], body)
+        else:
+            self.units.append(Unit(name, plist, body, line, True))
+
+    def function(self, head, body, line):
+        # a body after parameters (and attributes): not after = nor struct NAME
+        if not re.search(r"\)\s*(?:[A-Za-z_]\w*)?$", head[-200:].rstrip()):
             return
-        self.units.append(Unit(name, self.path, line, plist, body, line, True))
-
-    def line_at(self, code, off):
-        """The line of offset OFF of CODE (offsets asked in order)."""
-        if off < self._at[0]:
-            self._at = (0, 1)
-        pos, line = self._at
-        line += code.count("\n", pos, off)
-        self._at = (off, line)
-        return line
-
-    def functions(self, code):
-        self._at = (0, 1)
-        depth, start, head_from = 0, 0, 0
-        for m in TOKEN_RE.finditer(code):
-            t = m.group(0)
-            if t == "{":
-                if depth == 0:
-                    start = m.start()
-                depth += 1
-            elif t == "}":
-                depth -= 1
-                if depth == 0:
-                    self.function(code, head_from, start, m.end())
-                    head_from = m.end()
-                depth = max(depth, 0)
-            elif t == ";" and depth == 0:
-                head_from = m.end()
-
-    def function(self, code, head_from, start, end):
-        head = code[head_from:start]
-        tail = head[-200:].rstrip()
-        # a function's body follows its parameters (and attributes), not
-        # an = (an initializer) nor struct, union or enum NAME
-        if not tail.endswith(")") and not re.search(r"\)\s*[A-Za-z_]\w*$", tail):
-            return
-        name, params = None, []
         for m in CALL_RE.finditer(head):
-            if m.group(1) in KEYWORDS or ATTRS_RE.match(m.group(1)):
-                continue
-            close = close_paren(head, m.end() - 1)
             name = m.group(1)
-            params = [re.findall(r"[A-Za-z_]\w*", a)[-1:] for a in
-                      split_args(head[m.end():close if close > 0 else len(head)])]
-            break
-        if name is None:
-            return
-        hline = self.line_at(code, head_from + len(head) - len(head.lstrip()))
-        line = self.line_at(code, start)
-        self.units.append(Unit(name, self.path, hline, [p[0] for p in params if p],
-                               code[start + 1:end - 1], line, False))
+            if not (name in KEYWORDS or name in ATTRS or name.startswith("__no_sanitize")):
+                params = [re.findall(r"[A-Za-z_]\w*", a)[-1:] for a in call_args(head, m.end() - 1)[0]]
+                self.units.append(Unit(name, [p[0] for p in params if p], body, line, False))
+                return
 
 
 def tree_files(tree):
     """The scanned files of TREE, sorted (paths relative to TREE)."""
-    out = []
-    dirs = list(GENERIC) + ["arch/%s/%s" % (a, d) for a in ARCHES for d in ARCH_DIRS]
-    for d in dirs:
-        if d.endswith("/*.c"):
-            base = os.path.join(tree, d[:-4])
-            if os.path.isdir(base):
-                out += [os.path.join(d[:-4], f) for f in os.listdir(base)
-                        if f.endswith(".c") and os.path.isfile(os.path.join(base, f))]
-            continue
-        for root, subdirs, files in os.walk(os.path.join(tree, d)):
-            rel = os.path.relpath(root, tree)
-            out += [os.path.join(rel, f) for f in files if f.endswith((".c", ".h"))]
-    return sorted(set(p.replace(os.sep, "/") for p in out))
+    dirs = GENERIC + tuple("arch/%s/%s" % (a, d) for a in ARCHES for d in ARCH_DIRS)
+    pats = [d if d.endswith(".c") else d + "/**/*.[ch]" for d in dirs]
+    return sorted({f for p in pats for f in glob.glob(p, root_dir=tree, recursive=True)
+                   if os.path.isfile(os.path.join(tree, f))})
 
 
-class Head:
-    """A report's head: a format's regular expression and its sites."""
-
-    def __init__(self, regex):
-        self.regex = regex
-        self.sites = set()  # (path, line, function)
+def level(pieces):
+    """A message's level, from its KERN_ prefix (dropped from PIECES)."""
+    if not isinstance(pieces[0], str):
+        return (99 if pieces[0][0] == "wild" else WARN_LEVEL), pieces  # 99: given at run time
+    n = 2 if len(pieces) > 1 and isinstance(pieces[1], str) else 1
+    text = "".join(pieces[:n])
+    if not text.startswith("\001") or len(text) < 2:
+        return WARN_LEVEL, pieces  # the default
+    return (int(text[1]) if text[1].isdigit() else 99), [text[2:]] + pieces[n:]  # 99: KERN_CONT
 
 
 class Deriver:
-    """The derivation over one tree.  A file is parsed only once it can
-    matter: it names a dump (or holds a constant-true assertion), or calls
-    a unit that forwards its format."""
+    """The derivation over one tree.  A file is parsed once it can matter:
+    it names a dump (or asserts true), or a unit that forwards its format."""
 
     def __init__(self, tree):
-        self.tree = tree
-        self.texts = {}     # path -> text, of the files not parsed yet
-        for rel in tree_files(tree):
-            with open(os.path.join(tree, rel), errors="replace") as f:
-                self.texts[rel] = f.read()
-        # the string macros of the headers (KERN_ERR, CUT_HERE...)
-        self.strings = {}
-        for path in sorted(self.texts):
-            if path.startswith("include/"):
-                for m in STRING_MACRO_RE.finditer(self.texts[path]):
-                    body = re.sub(r"/\*.*?\*/|//.*", "", m.group(2)).strip()
-                    old = self.strings.setdefault(m.group(1), body)
-                    if old != body:
-                        self.strings[m.group(1)] = "?"
-        self.sources = []
-        self.source = {}          # path -> Source
-        self.by_name = {}
-        self.local = {}           # path -> the units of a file that are dumps there
-        self.roots = {}           # path -> the units of a file that dump
-        self.heads = {}           # regex -> Head
-        self.forwards = {}        # unit -> indexes of its forwarded parameters
-        self.parse_mentioning(set(DUMPS), True)
-        self.dumpers()
+        # path -> text, of the files not parsed yet
+        self.texts = {f: pathlib.Path(tree, f).read_text(errors="replace") for f in tree_files(tree)}
+        self.strings = {}  # the headers' string macros (KERN_ERR, CUT_HERE...)
+        for m in STRING_MACRO_RE.finditer("\n".join(t for p, t in self.texts.items() if p.startswith("include/"))):
+            body = re.sub(r"/\*.*?\*/|//.*", "", m.group(2)).strip()
+            if self.strings.setdefault(m.group(1), body) != body:
+                self.strings[m.group(1)] = "?"
+        self.sources, self.by_name = [], {}
+        # regex -> its sites {(path, line, function)}; unit -> its parameters printed as a format
+        self.heads, self.forwards = {}, {}
+        self.parse_mentioning(DUMPS, True)
+        for src in self.sources:  # a file's units that dump, and that count as dumps
+            size = None
+            while size != (len(src.roots), len(src.local)):
+                size = (len(src.roots), len(src.local))
+                for u in src.units:
+                    if u.name in DUMPS or u.name in EXPECTED or u.name in src.local or \
+                            not (any(n in u.body for n in DUMPS | src.local) or true_assert(u.masked)):
+                        continue
+                    dumps, _, found = self.collect(src, u)
+                    if dumps:
+                        src.roots.add(u.name)
+                        if found or any(u.events[d][3] == (0,) for d in dumps):
+                            src.local.add(u.name)
 
     def parse_mentioning(self, names, asserts=False):
-        """Parse the files not parsed yet that call one of NAMES (or hold a
-        constant-true assertion, if ASSERTS)."""
-        new = []
-        rx = re.compile(r"\b(?:%s)\s*\(" % "|".join(sorted(map(re.escape, names)))) if names else None
-        for path in sorted(self.texts):
-            text = self.texts[path]
-            if (rx is not None and any(n in text for n in names) and rx.search(text)) \
-                    or (asserts and (has_true_assert(text) or has_true_warn(text))):
-                new.append(self.parse_file(path))
-        self.sources.sort(key=lambda s: s.path)
-        return new
+        """Parse the files left that call one of NAMES (or, if ASSERTS, assert true)."""
+        rx = re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, names)))
+        for path, text in sorted(self.texts.items()):
+            if any(n in text for n in names) and rx.search(text) or \
+                    asserts and (true_assert(text) or true_warn(text)):
+                self.sources.append(Source(path, self.texts.pop(path)))
+                for u in self.sources[-1].units:
+                    self.by_name.setdefault(u.name, []).append(u)
 
-    def parse_file(self, path):
-        src = Source(path, self.texts.pop(path))
-        self.sources.append(src)
-        self.source[path] = src
-        self.local[path] = set()
-        self.roots[path] = set()
-        for u in src.units:
-            self.by_name.setdefault(u.name, []).append(u)
-        return src
-
-    # -- which units dump
-    def dump_call(self, name, args, local):
-        """Whether a call of NAME (ARGS) is a dump, LOCAL the dumping units
-        of the caller's file."""
-        if name in ASSERTS:
-            return bool(args) and args[0] in TRUE
-        return name in DUMPS or name in local
-
-    def dumpers(self):
-        """Per file, the units that dump (self.roots) and those that count
-        as a dump for the others (self.local): a unit that dumps at the top
-        level of its body, or prints a head of its own.  (A helper that
-        dumps on one odd path, and prints nothing first, does not make its
-        callers report printers.)"""
-        for src in self.sources:
-            local, roots = self.local[src.path], self.roots[src.path]
-            changed = True
-            while changed:
-                changed = False
-                for u in src.units:
-                    if u.name in DUMPS or u.name in EXPECTED or u.name in local:
-                        continue
-                    if not (u.mentions(DUMPS | local) or u.true_assert):
-                        continue
-                    dumps, found = self.collect(src, u)
-                    if not dumps:
-                        continue
-                    if u.name not in roots:
-                        roots.add(u.name)
-                        changed = True
-                    if found or any(u.events()[d][3] == (0,) for d in dumps):
-                        local.add(u.name)
-                        changed = True
-
-    # -- formats
     def fmt_template(self, unit, src, expr, use_pr_fmt, depth=0):
-        """The format expression EXPR of a print in UNIT as a list of
-        pieces: text, or ('param', index), or ('wild',); and its level
-        (None: no KERN_ prefix).  None if it is not a format we can read."""
+        """The format expression EXPR of a print in UNIT as pieces: text,
+        ("param", index) or ("wild",); None if it is no format we can read."""
         if use_pr_fmt and src.pr_fmt is not None:
             p, body = src.pr_fmt
             expr = re.sub(r"\b%s\b" % re.escape(p), lambda m: "(" + expr + ")", body)
         pieces = []
-        toks = re.findall(r'"(?:\\.|[^"\\\n])*"|[A-Za-z_]\w*(?:\s*\([^()]*\))?|\S', expr)
-        for t in toks:
+        for t in re.findall(r'"(?:\\.|[^"\\\n])*"|[A-Za-z_]\w*(?:\s*\([^()]*\))?|\S', expr):
+            name = re.match(r"[A-Za-z_]\w*", t)
+            name = name.group(0) if name else ""
+            body = src.strings.get(name) or self.strings.get(name)
             if t.startswith('"'):
                 pieces.append(unescape(t))
-            elif t in "()":
-                continue
-            elif re.match(r"[A-Za-z_]", t):
-                ident = re.match(r"[A-Za-z_]\w*", t).group(0)
-                if ident in unit.params:
-                    pieces.append(("param", unit.params.index(ident)))
-                elif ident in src.strings or ident in self.strings:
-                    body = src.strings.get(ident) or self.strings[ident]
-                    sub = None if body == "?" or depth > 8 else \
-                        self.fmt_template(unit, src, body, False, depth + 1)
-                    pieces += sub if sub is not None else [("wild",)]
-                elif ident == "__VA_ARGS__" and unit.params and unit.params[-1] == "...":
-                    pieces.append(("param", len(unit.params) - 1))
-                else:
-                    pieces.append(("wild",))
-            elif t == "#":
+            elif name and name in unit.params:
+                pieces.append(("param", unit.params.index(name)))
+            elif body:  # a string macro ("?": defined otherwise elsewhere)
+                sub = None if body == "?" or depth > 8 else self.fmt_template(unit, src, body, False, depth + 1)
+                pieces += sub if sub is not None else [("wild",)]
+            elif name == "__VA_ARGS__" and unit.params[-1:] == ["..."]:
+                pieces.append(("param", len(unit.params) - 1))
+            elif name or t == "#":
                 pieces.append(("wild",))
-            else:
+            elif t not in "()":
                 return None
-        if not any(isinstance(p, str) or p[0] == "param" for p in pieces):
-            return None
-        return pieces
+        return pieces if any(isinstance(p, str) or p[0] == "param" for p in pieces) else None
 
-    def level(self, pieces, fixed):
-        """The level of a message: FIXED, or the KERN_ prefix of PIECES."""
-        if fixed is not None:
-            return fixed, pieces
-        text = "".join(p for p in pieces[:2] if isinstance(p, str))
-        if isinstance(pieces[0], str) and text.startswith("\001") and len(text) > 1:
-            c = text[1]
-            rest = list(pieces)
-            # strip the prefix from the pieces
-            skip = 2
-            out = []
-            for p in rest:
-                if skip and isinstance(p, str):
-                    n = min(skip, len(p))
-                    p, skip = p[n:], skip - n
-                    if not p:
-                        continue
-                out.append(p)
-            if c.isdigit():
-                return int(c), out
-            return 99, out  # KERN_CONT and the like
-        if pieces and not isinstance(pieces[0], str) and pieces[0][0] == "wild":
-            return 99, pieces  # a level given at run time
-        return WARN_LEVEL, pieces  # the default level: KERN_WARNING
-
-    def prints(self, unit, src, off, name, args):
-        """A print event: (pieces, level) or None."""
+    def prints(self, unit, src, name, args):
+        """What a call of NAME prints at KERN_WARNING or above (pieces), or None."""
         spec = PRINTS.get(name)
-        if spec is None or len(args) <= spec[0]:
+        pieces = self.fmt_template(unit, src, args[spec[0]], spec[2]) if spec and len(args) > spec[0] else None
+        if spec is None or pieces is None:
             return None
-        pieces = self.fmt_template(unit, src, args[spec[0]], spec[2])
-        if pieces is None:
-            return None
-        if spec[1] is None and isinstance(pieces[0], str) and pieces[0].startswith("%s") \
-                and len(args) > spec[0] + 1:
+        if spec[1] is None and isinstance(pieces[0], str) and pieces[0].startswith("%s") and len(args) > spec[0] + 1:
             # printk("%s...", lvl, ...): the level is the first argument
             lvl = self.fmt_template(unit, src, args[spec[0] + 1], False)
             if lvl is None or not isinstance(lvl[0], str):
                 return None
             pieces = [lvl[0], pieces[0][2:]] + pieces[1:]
-        lvl, pieces = self.level(pieces, spec[1])
-        return (pieces, lvl) if lvl <= WARN_LEVEL else None
+        lvl, pieces = level(pieces) if spec[1] is None else (spec[1], pieces)
+        return pieces if lvl <= WARN_LEVEL else None
 
     def add(self, pieces, site):
-        """Add a head: PIECES with no parameter left (a parameter a
-        wildcard)."""
-        rx = to_regex(pieces)
-        if rx is None:
-            return
-        h = self.heads.setdefault(rx, Head(rx))
-        h.sites.add(site)
-
-    # -- the heads of one dumping unit
-    def unit_of(self, src, name):
-        """The unit NAME of SRC (its first), or None."""
-        if src.names is None:
-            src.names = {}
-            for u in src.units:
-                src.names.setdefault(u.name, u)
-        return src.names.get(name)
+        rx = to_regex(pieces) if pieces else None
+        if rx is not None:
+            self.heads.setdefault(rx, set()).add(site)
 
     def callee(self, src, name, dumping=False):
-        """The unit of SRC a call of NAME runs, if it is no dump there (or
-        if DUMPING)."""
-        if name in DUMPS or name in EXPECTED or name in self.local[src.path] and not dumping:
-            return None
-        return self.unit_of(src, name)
+        """The unit of SRC a call of NAME runs, if it is no dump there (or if DUMPING)."""
+        return None if name in DUMPS or name in EXPECTED or name in src.local and not dumping else src.names.get(name)
 
-    def callee_prints(self, src, callee, depth, seen, out, dumping=False):
-        """The messages CALLEE (of SRC) prints whenever it runs (at the top
-        level of its body), its own and those of the units of SRC it calls
-        there (those that dump too, if DUMPING), to DEPTH."""
-        if callee in seen or depth < 0:
+    def callee_prints(self, src, unit, depth, seen, dumping=False):
+        """The messages UNIT prints whenever it runs (at its top level), and
+        the units of SRC it calls there (dumps too if DUMPING), to DEPTH."""
+        if unit in seen or depth < 0:
             return
-        seen.add(callee)
-        for off, name, args, chain in callee.events():
-            if chain != (0,):
-                continue
-            p = self.prints(callee, src, off, name, args)
-            if p:
-                out.append((callee, off, p[0]))
-                continue
-            sub = self.callee(src, name, dumping)
-            if sub is not None:
-                self.callee_prints(src, sub, depth - 1, seen, out, dumping)
+        seen.add(unit)
+        for off, name, args, chain in unit.events:
+            if chain == (0,):
+                pieces, sub = self.prints(unit, src, name, args), self.callee(src, name, dumping)
+                if pieces is not None:
+                    yield unit, off, pieces
+                elif sub is not None:
+                    yield from self.callee_prints(src, sub, depth - 1, seen, dumping)
 
     def collect(self, src, unit):
-        """The dumps of UNIT (indexes of its events) and its head: the
-        messages on the way to them, (unit, offset, pieces, via), via the
-        offset of the call of a callee that prints it, or None."""
-        local = self.local[src.path]
-        events = unit.events()
-        dumps = [i for i, e in enumerate(events) if self.dump_call(e[1], e[2], local)]
-        head = set()
-        for d in dumps:
-            head.update(i for i in range(d) if unit.leads_to(events[i], events[d]))
-        found = []
-        for i in sorted(head - set(dumps)):
+        """UNIT's dumps (indexes of its events), the events on the way to
+        them, its head: (unit, offset, pieces, via: the callee's call)."""
+        events, found = unit.events, []
+        dumps = [i for i, (_, name, args, _) in enumerate(events)
+                 if (bool(args) and args[0] in TRUE if name in ASSERTS else name in DUMPS or name in src.local)]
+        way = {i for d in dumps for i in range(d) if unit.leads_to(events[i], events[d])}
+        for i in sorted(way - set(dumps)):
             off, name, args, _ = events[i]
-            p = self.prints(unit, src, off, name, args)
-            if p:
-                found.append((unit, off, p[0], None))
-                continue
-            sub = self.callee(src, name)
-            if sub is not None:
-                out = []
-                self.callee_prints(src, sub, CALLEE_DEPTH, {unit}, out)
-                found += [(u, o, pieces, off) for u, o, pieces in out]
-        return dumps, found
+            pieces, sub = self.prints(unit, src, name, args), self.callee(src, name)
+            if pieces is not None:
+                found.append((unit, off, pieces, None))
+            elif sub is not None:
+                found += [(u, o, p, off) for u, o, p in self.callee_prints(src, sub, CALLEE_DEPTH, {unit})]
+        return dumps, way, found
 
     def heads_of(self, src, unit):
-        dumps, found = self.collect(src, unit)
+        dumps, way, found = self.collect(src, unit)
         fwd = self.forwards.setdefault(unit, set())
         for u, o, pieces, via in found:
-            params = [q[1] for q in pieces if not isinstance(q, str) and q[0] == "param"]
-            if params:
-                # a format made of a parameter: its callers' formats are
-                # the heads (forwarded_call())
-                if u is unit:
-                    fwd.update(params)
-                continue
-            site = u.name if via is None else "%s (via %d %s)" % (u.name, unit.lineno(via), unit.name)
-            self.add(pieces, (src.path, u.lineno(o), site))
-        events = unit.events()
-        calls = set(dumps)
-        for d in dumps:
-            calls.update(i for i in range(d) if unit.leads_to(events[i], events[d]))
-        for i in sorted(calls):
-            off, name, args, _ = events[i]
-            self.forwarded_call(src, unit, off, name, args, fwd)
+            if params_of(pieces):  # a format made of a parameter: its callers' are the heads
+                fwd.update(params_of(pieces) if u is unit else ())
+            else:
+                site = u.name if via is None else "%s (via %d %s)" % (u.name, unit.lineno(via), unit.name)
+                self.add(pieces, (src.path, u.lineno(o), site))
+        for i in sorted(way | set(dumps)):
+            self.forwarded_call(src, unit, unit.events[i], fwd)
 
-    def forwarded_call(self, src, unit, off, name, args, fwd=None):
-        """A call of a unit that forwards a format argument: the literal
-        format is a head; a parameter of UNIT makes UNIT forward it."""
+    def forwarded_call(self, src, unit, event, fwd):
+        """A call of a unit that forwards a format: a literal one is a head;
+        a parameter of UNIT makes UNIT forward it (FWD)."""
+        off, name, args, _ = event
         for callee in self.by_name.get(name, ()):
             for i in sorted(self.forwards.get(callee, ())):
-                if len(args) <= i:
-                    continue
-                expr = args[i]
-                pieces = self.fmt_template(unit, src, expr, False)
+                pieces = self.fmt_template(unit, src, args[i], False) if i < len(args) else None
                 if pieces is None:
                     continue
-                lvl, pieces = self.level(pieces, None)
-                if lvl > WARN_LEVEL:
-                    continue
-                params = [q[1] for q in pieces if not isinstance(q, str) and q[0] == "param"]
-                if params and fwd is not None:
-                    fwd.update(params)
-                if any(isinstance(q, str) for q in pieces):
-                    self.add(pieces, (src.path, unit.lineno(off), unit.name))
-
-    def warn_families(self, src, unit):
-        """A macro whose body is a WARN* with a literal format."""
-        for off, name, args, _ in unit.events():
-            if name in WARNS and len(args) > 1 and args[0] in TRUE:
-                pieces = self.fmt_template(unit, src, args[1], False)
-                if pieces and any(isinstance(q, str) for q in pieces):
+                lvl, pieces = level(pieces)
+                if lvl <= WARN_LEVEL:
+                    fwd.update(params_of(pieces))
                     self.add(pieces, (src.path, unit.lineno(off), unit.name))
 
     def derive(self):
         for _ in range(4):  # forwarding reaches its callers in rounds
-            before = {u: set(v) for u, v in self.forwards.items()}
+            before = sum(map(len, self.forwards.values()))
             for src in self.sources:
                 for u in src.units:
                     if u.name in EXPECTED:
                         continue
-                    if u.name in self.roots[src.path] or u.name in DUMPS:
+                    if u.name in src.roots or u.name in DUMPS:
                         self.heads_of(src, u)
-                    if u.name in REPORTERS and src.path == REPORTERS[u.name]:
-                        found = []
-                        self.callee_prints(src, u, CALLEE_DEPTH, set(), found, True)
-                        for c, o, pieces in found:
+                    if REPORTERS.get(u.name) == src.path:
+                        for c, o, pieces in self.callee_prints(src, u, CALLEE_DEPTH, set(), True):
                             self.add(pieces, (src.path, c.lineno(o), c.name))
-            if self.forwards == before:
+            if sum(map(len, self.forwards.values())) == before:
                 break
         fwd_names = {u.name for u, v in self.forwards.items() if v}
         self.parse_mentioning(fwd_names)
         for src in self.sources:
             for u in src.units:
-                if u.macro and has_true_warn(u.masked):
-                    self.warn_families(src, u)
-                if u.mentions(fwd_names):
-                    for off, n, args, _ in u.events():
-                        if n in fwd_names:
-                            self.forwarded_call(src, u, off, n, args)
+                warns = u.macro and true_warn(u.masked)
+                if not (warns or any(n in u.body for n in fwd_names)):
+                    continue
+                for e in u.events:
+                    if warns and e[1] in WARNS and len(e[2]) > 1 and e[2][0] in TRUE:
+                        # a macro whose body is a WARN*(1, ...) with a literal format
+                        self.add(self.fmt_template(u, src, e[2][1], False), (src.path, u.lineno(e[0]), u.name))
+                    if e[1] in fwd_names:
+                        self.forwarded_call(src, u, e, set())
         return self.heads
 
-    def titled(self):
-        """The titles: a title ("BUG: ") that the heads of TITLE_FAMILIES
-        families or more start with names a report wherever it starts a
-        message, dump or not (mm's "BUG: Bad rss-counter state", a driver's
-        report): the title is a head of its own.  Returns {regex: [the
-        families whose heads start with it]}."""
-        families: Dict[str, set] = {}
-        for rx, h in self.heads.items():
-            m = re.match(r"([A-Z][A-Za-z]+): ", rx)
-            if m:
-                families.setdefault(m.group(1), set()).update(site[0] for site in h.sites)
-        return {r"\b%s: " % t: sorted(f) for t, f in families.items() if len(f) >= TITLE_FAMILIES}
+
+# S in a regular expression (a tab, splats.txt's separator, as \x09)
+literal: Callable[[str], str] = lambda s: re.sub(r"[\x00-\x1f\x7f]", lambda m: "\\x%02x" % ord(m.group(0)),
+                                                 re.sub(r"[.^$*+?{}\[\]\\|()]", r"\\\g<0>", s))
 
 
 def conv_regex(m):
     """The regular expression of a printf conversion (CONV_RE's match M)."""
     flags, width, _, _, conv, ext = m.groups()
-    pad = " *" if width and "0" not in flags and "-" not in flags else ""
-    if conv == "%":
-        return "%" + literal(ext)
-    if conv in "di":
-        rx = pad + r"-?\d+"
-    elif conv == "u":
-        rx = pad + r"\d+"
-    elif conv in "xX":
-        rx = pad + (r"(0[xX])?" if "#" in flags else "") + r"[0-9a-fA-F]+"
-    elif conv == "o":
-        rx = pad + r"[0-7]+"
-    elif conv == "c":
-        rx = "."
-    elif conv == "s":
-        rx = ".*"
-    else:  # %p and its extension's letters, %e
-        return ".*"
-    return rx + literal(ext)
-
-
-NUMBER_WILDS = (r"\d+", r"[0-9a-fA-F]+")
-
-
-def literal(s):
-    """S in a regular expression: its regex metacharacters escaped, a tab
-    written as \\t (a tab separates the fields of splats.txt)."""
-    s = re.sub(r"[.^$*+?{}\[\]\\|()]", lambda m: "\\" + m.group(0), s)
-    return re.sub(r"[\x00-\x1f\x7f]", lambda m: "\\x%02x" % ord(m.group(0)), s)
+    if conv not in CONV_RX:
+        return "%" + literal(ext) if conv == "%" else ".*"
+    pad = " *" if width and conv not in "cs" and "0" not in flags and "-" not in flags else ""
+    return pad + (r"(0[xX])?" if conv in "xX" and "#" in flags else "") + CONV_RX[conv] + literal(ext)
 
 
 def to_regex(pieces):
-    """The regular expression of a head's first line (None if it has too
-    little text of its own to name a report)."""
-    fmt = []
-    for p in pieces:
-        if isinstance(p, str):
-            fmt.append(p.replace("\x00", ""))
-        else:
-            fmt.append("\x00")  # a wildcard: a parameter, a run-time string
-    text = "".join(fmt)
+    """The regular expression of a head's first line, or None (too little text)."""
+    text = "".join(p.replace("\x00", "") if isinstance(p, str) else "\x00" for p in pieces)
     first = next((l for l in text.split("\n") if l.strip()), "")
-    out, pos = [], 0
+    parts, pos = [], 0  # ("lit", text) and ("rx", regex); "\x00" a wildcard
     for m in CONV_RE.finditer(first):
-        out.append(("lit", first[pos:m.start()]))
-        out.append(("rx", conv_regex(m)))
+        parts += [("lit", first[pos:m.start()]), ("rx", ".*" if m.group(0) == "\x00" else conv_regex(m))]
         pos = m.end()
-    out.append(("lit", first[pos:]))
-    parts = []
-    for kind, s in out:
-        if kind == "rx":
-            parts.append(("rx", s))
-            continue
-        for i, chunk in enumerate(s.split("\x00")):
-            if i:
-                parts.append(("rx", ".*"))
-            if chunk:
-                parts.append(("lit", chunk))
+    parts = [p for p in parts + [("lit", first[pos:])] if p[1]]
     # wildcards and blanks at the ends say nothing; a line that does not
     # start with the format's own text needs more of it
-    anchored = bool(parts) and parts[0][0] == "lit" and parts[0][1].strip() != ""
-    while parts and (parts[0][0] == "rx" or not parts[0][1].strip()):
-        parts.pop(0)
-    while parts and (parts[-1][0] == "rx" or not parts[-1][1].strip()):
-        parts.pop()
-    if not parts:
+    keep = [i for i, (k, s) in enumerate(parts) if k == "lit" and s.strip()]
+    if not keep:
         return None
+    anchored, parts = keep[0] == 0, parts[keep[0]:keep[-1] + 1]
     parts[0] = ("lit", parts[0][1].lstrip())
     parts[-1] = ("lit", parts[-1][1].rstrip())
     lits = "".join(s for k, s in parts if k == "lit")
-    numbers = sum(1 for k, s in parts if k == "rx" and s.endswith(NUMBER_WILDS))
-    chunks = sum(1 for k, s in parts if k == "lit")
-    score = len("".join(lits.split())) + numbers + chunks - 1
+    numbers = sum(k == "rx" and s.endswith((r"\d+", HEX)) for k, s in parts)
+    score = len("".join(lits.split())) + numbers + sum(k == "lit" for k, _ in parts) - 1
     if sum(c.isalpha() for c in lits) < 3 or score < (MIN_SCORE if anchored else MIN_SCORE_INNER):
         return None
-    rx = []
-    for k, s in parts:
-        if k == "rx":
-            if not (s == ".*" and rx and rx[-1] == ".*"):
-                rx.append(s)
-        else:
-            rx.append(literal(s))
-    return "".join(rx)
+    rx = [literal(s) if k == "lit" else s for k, s in parts]
+    return "".join(r for i, r in enumerate(rx) if not (r == ".*" and i and rx[i - 1] == ".*"))
 
 
 def derive(tree):
-    """The derived list: [(family, regex, [sites])], sorted, the titles
-    and HAND included."""
-    d = Deriver(tree)
-    heads = d.derive()
-    rows = {}
-    for rx, fams in d.titled().items():
-        rows[("titles", rx)] = ["title of " + f for f in fams]
-    for rx, h in heads.items():
-        sites = sorted(h.sites)
-        rows[(sites[0][0], rx)] = ["%s:%d %s" % s for s in sites]
-    for fam, rx, why in HAND:
-        rows[(fam, rx)] = ["by hand: " + why]
+    """The derived list, [(family, regex, [sites])], with the titles and HAND."""
+    rows, titles = {}, {}
+    for rx, sites in Deriver(tree).derive().items():
+        rows[(min(sites)[0], rx)] = ["%s:%d %s" % s for s in sorted(sites)]
+        m = re.match(r"([A-Z][A-Za-z]+): ", rx)
+        if m:
+            titles.setdefault(m.group(1), set()).update(site[0] for site in sites)
+    rows.update((("titles", r"\b%s: " % t), ["title of " + f for f in sorted(fams)])
+                for t, fams in titles.items() if len(fams) >= TITLE_FAMILIES)
+    rows.update(((fam, rx), ["by hand: " + why]) for fam, rx, why in HAND)
     return [(f, rx, sites) for (f, rx), sites in sorted(rows.items())]
-
-
-def kernel_version(tree):
-    """TREE's version, from its Makefile."""
-    try:
-        with open(os.path.join(tree, "Makefile")) as f:
-            head = f.read(2000)
-    except OSError:
-        return "unknown"
-    v = dict(re.findall(r"^(VERSION|PATCHLEVEL|SUBLEVEL) = (\d*)", head, re.M))
-    return ".".join(v[k] for k in ("VERSION", "PATCHLEVEL", "SUBLEVEL") if v.get(k)) or "unknown"
 
 
 def render(tree):
     """splats.txt's text for TREE."""
+    makefile = pathlib.Path(tree, "Makefile")
+    head = makefile.read_text()[:2000] if makefile.is_file() else ""
+    version = ".".join(n for _, n in re.findall(r"^(VERSION|PATCHLEVEL|SUBLEVEL) = (\d*)", head, re.M) if n)
     rows = derive(tree)
-    fams = sorted({f for f, _, _ in rows})
-    out = ["# Kernel reports, derived from the Linux %s source by" % kernel_version(tree),
+    out = ["# Kernel reports, derived from the Linux %s source by" % (version or "unknown"),
            "#   python3 -m verdict.splats TREE >verdict/splats.txt",
            "# (the rule: verdict/splats.py's docstring).  Generated: do not edit.",
            "# A family (## FILE) holds the messages FILE prints at the head of a",
            "# report, a line per message: REGEX<TAB>SITE[<TAB>SITE...], a SITE",
            "# FILE:LINE FUNCTION, \"(via LINE CALLER)\" if FUNCTION prints it in",
            "# CALLER's report.  verdict/ktap.py's splats are the REGEXes.",
-           "# %d families, %d patterns" % (len(fams), len(rows))]
-    for fam in fams:
-        out.append("")
-        out.append("## " + fam)
-        for f, rx, sites in rows:
-            if f == fam:
-                out.append("\t".join([rx] + sites))
+           "# %d families, %d patterns" % (len({f for f, _, _ in rows}), len(rows))]
+    for fam, group in itertools.groupby(rows, key=lambda r: r[0]):
+        out += ["", "## " + fam] + ["\t".join([rx] + sites) for _, rx, sites in group]
     return "\n".join(out) + "\n"
 
 
 def load_rows(path):
     """The rows of a splats.txt: [(family, regex, [sites])]."""
     rows, family = [], None
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line.startswith("## "):
-                family = line[3:]
-            elif line and not line.startswith("#"):
-                fields = line.split("\t")
-                rows.append((family, fields[0], fields[1:]))
+    for line in pathlib.Path(path).read_text().split("\n"):
+        if line.startswith("## "):
+            family = line[3:]
+        elif line and not line.startswith("#"):
+            rows.append((family, line.split("\t")[0], line.split("\t")[1:]))
     return rows
 
 
-def load(path):
-    """The regexes of a splats.txt (verdict/ktap.py's splats)."""
-    return [rx for _, rx, _ in load_rows(path)]
+# the regexes of a splats.txt (verdict/ktap.py's splats)
+load = lambda path: [rx for _, rx, _ in load_rows(path)]
 
 
 def main(argv):
-    if len(argv) == 2 and argv[1] in ("-h", "--help"):
+    if argv[1:] in (["-h"], ["--help"]):
         print(__doc__)
         return 0
-    if len(argv) != 2 or argv[1].startswith("-"):
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
-    if not os.path.isdir(os.path.join(argv[1], "kernel")):
-        print("splats: %s is not a kernel tree (no kernel/)" % argv[1], file=sys.stderr)
+    usage = len(argv) != 2 or argv[1].startswith("-")
+    if usage or not os.path.isdir(os.path.join(argv[1], "kernel")):
+        print(__doc__.split("\n\n")[1] if usage else "splats: %s is not a kernel tree (no kernel/)" % argv[1],
+              file=sys.stderr)
         return 2
     sys.stdout.write(render(argv[1]))
     return 0

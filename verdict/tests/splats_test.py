@@ -188,23 +188,23 @@ REPORTS = [
 ]
 
 
+def ktap(kunit_dir, tmp_path, log):
+    """verdict/ktap.py's run on the console LOG."""
+    (tmp_path / "t.tests").write_text(TESTS)
+    (tmp_path / "console.log").write_text(log)
+    return subprocess.run([sys.executable, KTAP, str(tmp_path / "console.log"), "--arch", "test", "--tests",
+                           str(tmp_path / "t.tests"), "--kunit-dir", kunit_dir], capture_output=True, text=True)
+
+
 @pytest.mark.parametrize("name, family, report", REPORTS, ids=[r[0] for r in REPORTS])
-def test_family_pattern(name, family, report):
+def test_family(kunit_dir, tmp_path, name, family, report):
+    """A pattern of the family matches the report, and the verdict is red."""
     rows = splats.load_rows(SPLATS_TXT)
     assert any(f == family for f, _, _ in rows), "no family %s in the list" % family
     mine = [rx for f, rx, _ in rows if f == family and re.search(rx, report[0])]
     assert mine, "no pattern of %s matches '%s'" % (family, report[0])
-
-
-@pytest.mark.parametrize("name, family, report", REPORTS, ids=[r[0] for r in REPORTS])
-def test_family_red(kunit_dir, tmp_path, name, family, report):
-    tests = tmp_path / "t.tests"
-    tests.write_text(TESTS)
     log = console(extra="\n".join(report))
-    path = tmp_path / "console.log"
-    path.write_text(log)
-    r = subprocess.run([sys.executable, KTAP, str(path), "--arch", "test", "--tests", str(tests),
-                        "--kunit-dir", kunit_dir], capture_output=True, text=True)
+    r = ktap(kunit_dir, tmp_path, log)
     last = (r.stdout.strip().splitlines() or [""])[-1]
     assert r.returncode == 1 and last.startswith("test: ") and " 0 failed" not in last, r.stdout
     n = log.splitlines().index(report[0]) + 1
@@ -233,12 +233,7 @@ FAULT_NOISE = [
 
 
 def test_fault_injection_noise_is_green(kunit_dir, tmp_path):
-    tests = tmp_path / "t.tests"
-    tests.write_text(TESTS)
-    path = tmp_path / "console.log"
-    path.write_text(console(extra="\n".join(FAULT_NOISE)))
-    r = subprocess.run([sys.executable, KTAP, str(path), "--arch", "test", "--tests", str(tests),
-                        "--kunit-dir", kunit_dir], capture_output=True, text=True)
+    r = ktap(kunit_dir, tmp_path, console(extra="\n".join(FAULT_NOISE)))
     assert r.returncode == 0, r.stdout
 
 
