@@ -37,7 +37,10 @@ while read -r f; do
 	[ -f "$o" ] && objs+=("$o")
 done < <(grep -E '\.rs$' "$TREE/.rcpuidle-links")
 mapfile -t kos < <(find drivers/cpuidle samples/rust -name '*.ko' 2>/dev/null)
-mapfile -t objs < <(printf '%s\n' "${objs[@]}" "${kos[@]}" | sort -u)
+# (an object a module is linked from is read in its .ko, not twice)
+mapfile -t objs < <(printf '%s\n' "${objs[@]}" |
+	grep -vxF -f <(cat drivers/cpuidle/*.mod samples/rust/*.mod 2>/dev/null; echo /) |
+	cat - <(printf '%s\n' "${kos[@]}") | sort -u)
 [ ${#objs[@]} -gt 0 ] || die "frames: no project object in $BUILD"
 # (llvm-objdump writes ppc64's "stdu r1,-N(r1)" as "stdu 1, -N(1)", and
 # x86's "sub $N,%rsp" with a tab and a comment: both as checkstack.pl reads them)
